@@ -1,0 +1,148 @@
+"""One decoder layer's weights under Hugging Face state-dict names, ``[out, in]`` layout."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipfile
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from engine.config import Qwen3Config
+from engine.errors import EngineError
+
+_PREFIX = re.compile(r"^model\.layers\.(\d+)\.")
+_CONFIG_KEY = "__config__"
+
+
+def weight_shapes(config: Qwen3Config) -> dict[str, tuple[int, ...]]:
+    """Every tensor of one layer with its expected shape, in HF's order."""
+    d_model, ffn = config.hidden_size, config.intermediate_size
+    q_out = config.num_attention_heads * config.head_dim
+    kv_out = config.num_key_value_heads * config.head_dim
+    return {
+        "input_layernorm.weight": (d_model,),
+        "self_attn.q_proj.weight": (q_out, d_model),
+        "self_attn.k_proj.weight": (kv_out, d_model),
+        "self_attn.v_proj.weight": (kv_out, d_model),
+        "self_attn.o_proj.weight": (d_model, q_out),
+        "self_attn.q_norm.weight": (config.head_dim,),
+        "self_attn.k_norm.weight": (config.head_dim,),
+        "post_attention_layernorm.weight": (d_model,),
+        "mlp.gate_proj.weight": (ffn, d_model),
+        "mlp.up_proj.weight": (ffn, d_model),
+        "mlp.down_proj.weight": (d_model, ffn),
+    }
+
+
+WEIGHT_NAMES: tuple[str, ...] = tuple(weight_shapes(Qwen3Config()))
+
+
+def _as_float64(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    if hasattr(value, "detach"):  # a torch tensor: no torch import needed here
+        value = value.detach().cpu().double().numpy()
+    array = np.asarray(value)
+    if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
+        raise EngineError(f"{name}: expected real numbers, got dtype {array.dtype}")
+    if array.shape != shape:
+        raise EngineError(f"{name}: expected shape {shape}, got {array.shape}")
+    array = np.array(array, dtype=np.float64, order="C")  # always our own copy
+    if not np.isfinite(array).all():
+        raise EngineError(f"{name}: contains NaN or Inf")
+    array.setflags(write=False)
+    return array
+
+
+class LayerWeights(Mapping[str, np.ndarray]):
+    """Read-only float64 tensors of one layer, validated against a config.
+
+    A real checkpoint's tensors drop straight in through :meth:`from_state_dict`.
+    """
+
+    def __init__(self, tensors: Mapping[str, Any], config: Qwen3Config) -> None:
+        shapes = weight_shapes(config)
+        missing = [n for n in shapes if n not in tensors]
+        extra = sorted(set(tensors) - set(shapes))
+        if missing:
+            raise EngineError(f"missing weight(s): {', '.join(missing)}")
+        if extra:
+            raise EngineError(f"unexpected weight(s): {', '.join(extra)}")
+        self._config = config
+        self._tensors = {n: _as_float64(n, tensors[n], s) for n, s in shapes.items()}
+
+    @property
+    def config(self) -> Qwen3Config:
+        return self._config
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._tensors[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tensors)
+
+    def __len__(self) -> int:
+        return len(self._tensors)
+
+    def __repr__(self) -> str:
+        return f"LayerWeights({self._config})"
+
+    @classmethod
+    def random(cls, config: Qwen3Config, seed: int = 0) -> LayerWeights:
+        """Seeded weights at a sensible scale; norm weights are near 1 but never all ones."""
+        rng = np.random.default_rng(seed)
+        tensors: dict[str, np.ndarray] = {}
+        for name, shape in weight_shapes(config).items():
+            if len(shape) == 1:
+                tensors[name] = 1.0 + 0.2 * rng.standard_normal(shape)
+            else:
+                tensors[name] = rng.standard_normal(shape) / np.sqrt(shape[1])
+        return cls(tensors, config)
+
+    @classmethod
+    def from_state_dict(cls, mapping: Mapping[str, Any], config: Qwen3Config) -> LayerWeights:
+        """Accept HF names, optionally all under one ``model.layers.N.`` prefix."""
+        for key in mapping:
+            if not isinstance(key, str):
+                raise EngineError(f"weight names must be strings, got {key!r}")
+        layers = {m.group(1) for m in map(_PREFIX.match, mapping) if m}
+        if len(layers) > 1:
+            raise EngineError(f"tensors from several layers ({', '.join(sorted(layers))}); "
+                              "pass one layer's tensors")
+        stripped: dict[str, Any] = {}
+        for key, value in mapping.items():
+            name = _PREFIX.sub("", key)
+            if name in stripped:
+                raise EngineError(f"weight {name} given twice")
+            stripped[name] = value
+        return cls(stripped, config)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write an ``.npz`` (no pickle) with the config as JSON text beside the tensors."""
+        config_json = np.frombuffer(json.dumps(self._config.to_dict()).encode(), dtype=np.uint8)
+        tmp = f"{os.fspath(path)}.tmp"
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **self._tensors, **{_CONFIG_KEY: config_json})
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> LayerWeights:
+        """Read a file written by :meth:`save`; a corrupt file raises :class:`EngineError`."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+        except FileNotFoundError:
+            raise EngineError(f"no weights file at {path}") from None
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+            raise EngineError(f"{path} is not a readable weights file ({exc})") from None
+        if not isinstance(arrays, dict) or _CONFIG_KEY not in arrays:
+            raise EngineError(f"{path} has no layer config; was it written by LayerWeights.save?")
+        try:
+            config = Qwen3Config.from_dict(json.loads(arrays.pop(_CONFIG_KEY).tobytes()))
+        except (UnicodeDecodeError, json.JSONDecodeError, TypeError) as exc:
+            raise EngineError(f"{path}: unreadable layer config ({exc})") from None
+        return cls(arrays, config)

@@ -1,0 +1,240 @@
+"""Config, weights, tokenizer and the shape contract of run_layer."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import engine
+from engine import EngineError, LayerWeights, Qwen3Config, embed, run_layer, tokenize
+
+
+@pytest.fixture
+def toy():
+    config = Qwen3Config.toy()
+    return config, LayerWeights.random(config, seed=1)
+
+
+def test_engine_imports_no_qt():
+    code = ("import sys, engine, engine.layer; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in "
+            "('PySide6', 'PyQt5', 'PyQt6', 'PySide2', 'pyqtgraph', 'shiboken6')]; "
+            "print(','.join(bad)); sys.exit(1 if bad else 0)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"num_attention_heads": 4, "num_key_value_heads": 3}, "multiple of"),
+    ({"head_dim": 5}, "even"),
+    ({"hidden_size": 0}, "at least 1"),
+    ({"hidden_size": 16.0}, "whole number"),
+    ({"rms_norm_eps": -1.0}, ">= 0"),
+    ({"rope_theta": float("nan")}, "finite"),
+])
+def test_config_rejects_invalid(kwargs, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        Qwen3Config(**kwargs)
+
+
+def test_presets():
+    real = Qwen3Config.qwen3_0_6b()
+    assert (real.hidden_size, real.num_attention_heads, real.num_key_value_heads,
+            real.head_dim, real.intermediate_size, real.rope_theta) == (1024, 16, 8, 128, 3072, 1e6)
+    assert real.head_dim != real.hidden_size // real.num_attention_heads
+    assert Qwen3Config.from_dict(real.to_dict()) == real
+    with pytest.raises(EngineError, match="unknown config field"):
+        Qwen3Config.from_dict({"hiden_size": 3})
+
+
+def test_random_weights_are_seeded_and_not_trivial(toy):
+    config, weights = toy
+    again = LayerWeights.random(config, seed=1)
+    other = LayerWeights.random(config, seed=2)
+    assert all(np.array_equal(weights[n], again[n]) for n in weights)
+    assert not np.array_equal(weights["self_attn.q_proj.weight"], other["self_attn.q_proj.weight"])
+    for name in ("input_layernorm.weight", "self_attn.q_norm.weight", "self_attn.k_norm.weight",
+                 "post_attention_layernorm.weight"):
+        assert not np.all(weights[name] == 1.0)
+    assert set(weights) == set(engine.WEIGHT_NAMES)
+    with pytest.raises(ValueError):
+        weights["input_layernorm.weight"][0] = 3.0  # read-only
+
+
+def test_from_state_dict_prefix_and_errors(toy):
+    config, weights = toy
+    prefixed = {f"model.layers.7.{k}": v for k, v in weights.items()}
+    loaded = LayerWeights.from_state_dict(prefixed, config)
+    assert np.array_equal(loaded["mlp.up_proj.weight"], weights["mlp.up_proj.weight"])
+
+    missing = dict(weights)
+    del missing["mlp.up_proj.weight"]
+    with pytest.raises(EngineError, match=r"mlp\.up_proj\.weight"):
+        LayerWeights.from_state_dict(missing, config)
+    with pytest.raises(EngineError, match=r"unexpected weight.*lm_head"):
+        LayerWeights.from_state_dict({**weights, "lm_head.weight": np.zeros(2)}, config)
+    wrong = {**weights, "self_attn.k_proj.weight": np.zeros((3, 16))}
+    with pytest.raises(EngineError, match=r"self_attn.k_proj.weight: expected shape \(8, 16\)"):
+        LayerWeights.from_state_dict(wrong, config)
+    bad = np.array(weights["self_attn.o_proj.weight"])
+    bad[0, 0] = np.nan
+    with pytest.raises(EngineError, match=r"self_attn\.o_proj\.weight: contains NaN"):
+        LayerWeights.from_state_dict({**weights, "self_attn.o_proj.weight": bad}, config)
+    text = np.array(weights["mlp.gate_proj.weight"]).astype(str)
+    with pytest.raises(EngineError, match=r"mlp\.gate_proj\.weight: expected real numbers"):
+        LayerWeights.from_state_dict({**weights, "mlp.gate_proj.weight": text}, config)
+    two_layers = {**prefixed, "model.layers.8.input_layernorm.weight": np.ones(16)}
+    with pytest.raises(EngineError, match="several layers"):
+        LayerWeights.from_state_dict(two_layers, config)
+
+
+def test_save_load_roundtrip_without_pickle(toy, tmp_path):
+    config, weights = toy
+    path = tmp_path / "layer.npz"
+    weights.save(path)
+    loaded = LayerWeights.load(path)
+    assert loaded.config == config
+    assert all(np.array_equal(loaded[n], weights[n]) for n in weights)
+    with np.load(path, allow_pickle=False) as data:  # would raise if anything needed pickle
+        assert "self_attn.q_norm.weight" in data.files
+
+
+def test_load_rejects_corrupt_and_foreign_files(tmp_path):
+    corrupt = tmp_path / "corrupt.npz"
+    corrupt.write_bytes(b"PK\x03\x04 this is not really a zip")
+    with pytest.raises(EngineError, match="not a readable weights file"):
+        LayerWeights.load(corrupt)
+    foreign = tmp_path / "foreign.npz"
+    np.savez(foreign, a=np.zeros(3))
+    with pytest.raises(EngineError, match="no layer config"):
+        LayerWeights.load(foreign)
+    with pytest.raises(EngineError, match="no weights file"):
+        LayerWeights.load(tmp_path / "absent.npz")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Hello, world!", ["Hello", ",", "world", "!"]),
+    ("我爱北京", ["我", "爱", "北", "京"]),
+    ("我爱AI模型", ["我", "爱", "AI", "模", "型"]),
+    ("don't stop", ["don't", "stop"]),
+    ("thumbs 👍🏽 family 👨\u200d👩\u200d👧 flag 🇨🇳",
+     ["thumbs", "👍🏽", "family", "👨\u200d👩\u200d👧", "flag", "🇨🇳"]),
+    ("café naïve", ["café", "naïve"]),
+    ("  \t\n ", []),
+    ("a\u200bb\x00c", ["a", "b", "c"]),  # zero-width space and NUL carry no token
+    ("3.14", ["3", ".", "14"]),
+])
+def test_tokenize(text, expected):
+    assert tokenize(text) == expected
+
+
+def test_tokenize_decomposed_accents_are_normalised():
+    assert tokenize("cafe\u0301") == tokenize("café")
+
+
+def test_embedding_is_stable_and_depends_only_on_text():
+    rows = embed(["猫", "cat", "猫"], 16)
+    assert rows.dtype == np.float64 and rows.shape == (3, 16)
+    assert np.array_equal(rows[0], rows[2])
+    assert not np.array_equal(rows[0], rows[1])
+    assert np.array_equal(embed(["cat"], 1024)[0, :16], rows[1])  # prefix-stable in width
+    assert np.array_equal(embed(["x"], 7)[0], embed(["x"], 8)[0, :7])
+    # a fixed value guards against accidental changes to the hash recipe
+    assert abs(embed(["cat"], 16).mean()) < 1.5 and np.all(np.isfinite(rows))
+    odd = embed(["\ud800"], 4)  # a lone surrogate still gets a vector
+    assert np.all(np.isfinite(odd))
+
+
+def test_run_layer_shapes_and_metadata(toy):
+    config, weights = toy
+    t = 5
+    trace = run_layer(embed(tokenize("one two three four five"), 16), weights, config)
+    h, hkv, d = 4, 2, 4
+    expected = {
+        "embed": (t, 16), "input_layernorm": (t, 16), "q_proj": (t, h * d),
+        "k_proj": (t, hkv * d), "v_proj": (t, hkv * d), "q_norm": (t, h, d),
+        "k_norm": (t, hkv, d), "q_rope": (h, t, d), "k_rope": (hkv, t, d),
+        "kv_repeat": (h, t, 2 * d), "attn_scores": (h, t, t), "causal_mask": (h, t, t),
+        "attn_probs": (h, t, t), "attn_context": (t, h * d), "o_proj": (t, 16),
+        "resid_attn": (t, 16), "post_attention_layernorm": (t, 16), "gate_proj": (t, 32),
+        "up_proj": (t, 32), "silu_gate": (t, 32), "gated": (t, 32), "down_proj": (t, 16),
+        "resid_mlp": (t, 16),
+    }
+    assert [s.name for s in trace.steps] == list(expected) == list(engine.STEP_NAMES)
+    assert len(trace) == 23
+    for i, step in enumerate(trace.steps):
+        assert step.index == i
+        assert step.array.shape == expected[step.name]
+        assert step.array.dtype == np.float64
+        assert not step.array.flags.writeable
+        assert step.array.flags.c_contiguous
+        assert step.formula and step.meaning and step.meaning_zh
+        assert len(step.axes) == step.array.ndim
+    assert trace.output is trace["resid_mlp"]
+    probs = trace["attn_probs"]
+    np.testing.assert_allclose(probs.sum(-1), 1.0, rtol=0, atol=1e-15)
+    assert np.all(probs[:, np.triu_indices(t, 1)[0], np.triu_indices(t, 1)[1]] == 0.0)
+    assert trace.step("attn_probs").kind == "probability"
+
+
+def test_run_layer_does_not_freeze_the_callers_array(toy):
+    config, weights = toy
+    x = embed(["a", "b"], 16)
+    run_layer(x, weights, config)
+    x[0, 0] = 1.0  # still writable
+
+
+def test_gqa_heads_share_kv_by_integer_division():
+    config = Qwen3Config(hidden_size=12, intermediate_size=8, num_attention_heads=6,
+                         num_key_value_heads=2, head_dim=4)
+    trace = run_layer(embed(list("abcd"), 12), LayerWeights.random(config, 3), config)
+    rep, k = trace["kv_repeat"], trace["k_rope"]
+    for h in range(6):
+        assert np.array_equal(rep[h, :, :4], k[h // 3])
+
+
+def test_non_causal_layer_attends_to_the_future(toy):
+    config, weights = toy
+    x = embed(list("abcd"), 16)
+    full = run_layer(x, weights, config, causal=False)
+    assert np.all(full["attn_probs"] > 0)
+    assert np.array_equal(full["causal_mask"], full["attn_scores"])
+    assert not full.causal
+
+
+@pytest.mark.parametrize("x, fragment", [
+    (np.zeros((0, 16)), "no tokens"),
+    (np.zeros((engine.MAX_TOKENS + 1, 16)), "more than the 2048"),
+    (np.zeros((3, 15)), "hidden_size is 16"),
+    (np.zeros(16), r"\[tokens, hidden_size\]"),
+    (np.full((2, 16), np.nan), "NaN or Inf"),
+    (np.full((2, 16), np.inf), "NaN or Inf"),
+    (np.array([["a"] * 16]), "real numbers"),
+    (np.zeros((2, 16), dtype=complex), "real numbers"),
+])
+def test_run_layer_rejects_bad_input(toy, x, fragment):
+    config, weights = toy
+    with pytest.raises(EngineError, match=fragment):
+        run_layer(x, weights, config)
+
+
+def test_run_layer_rejects_mismatched_weights(toy):
+    config, _ = toy
+    other = Qwen3Config(hidden_size=16, intermediate_size=64)
+    with pytest.raises(EngineError, match="weights were made for"):
+        run_layer(np.zeros((2, 16)), LayerWeights.random(other, 0), config)
+
+
+def test_overflow_is_an_error_not_a_silent_nan(toy):
+    config, weights = toy
+    huge = {k: np.asarray(v) * (1e150 if v.ndim == 2 else 1.0) for k, v in weights.items()}
+    with pytest.raises(EngineError, match="overflowed"):
+        run_layer(np.ones((3, 16)), LayerWeights(huge, config), config)
+
+
+def test_embed_rejects_empty_and_too_long():
+    with pytest.raises(EngineError, match="no tokens"):
+        embed([], 16)
+    with pytest.raises(EngineError, match="more than"):
+        embed(["a"] * (engine.MAX_TOKENS + 1), 16)
