@@ -67,7 +67,7 @@ STEP_INFO: tuple[StepInfo, ...] = (
              "键按同样方式旋转，于是 q·k 只依赖两个词元的相对距离。"),
     StepInfo(9, "kv_repeat", ("head", _T, "feature (K | V)"),
              "K_h, V_h = K, V of kv head ⌊h / G⌋",
-             "Grouped-query attention: each query head reads a shared key/value head (K left, V right).",
+             "Grouped-query attention: query heads share a key/value head (K left, V right).",
              "分组查询注意力：每个查询头共享一个键/值头（左 K，右 V）。"),
     StepInfo(10, "attn_scores", _HEAD_QK, "S = q kᵀ / √d",
              "Raw similarity of every query with every key, before the mask.",
