@@ -32,6 +32,11 @@ class StepInfo:
     meaning_zh: str
     kind: Kind = "signed"
 
+    @property
+    def token_axis(self) -> int:
+        """The axis that runs over (query) tokens: rows of the heatmap, the causal axis."""
+        return self.axes.index("query token") if "query token" in self.axes else self.axes.index(_T)
+
 
 _T, _F = "token", "feature"
 _HEAD_T_F = ("head", _T, _F)
