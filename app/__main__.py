@@ -1,0 +1,99 @@
+"""Entry point: ``dualview`` or ``python -m app``.
+
+``--selftest [--screenshot FILE]`` opens the window with a preset, waits until every visible
+dock has drawn the result, optionally writes a PNG of the whole window, and exits 0 (non-zero
+with a message on any error). Works with ``QT_QPA_PLATFORM=offscreen``.
+"""
+
+from __future__ import annotations
+
+import os
+
+# pyqtgraph prefers PyQt6 when it is installed: pin the binding before it is imported.
+os.environ.setdefault("QT_API", "pyside6")
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+import argparse
+import sys
+import time
+
+SELFTEST_TIMEOUT_S = 30.0
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="dualview", description="One Qwen3 layer, two views.")
+    parser.add_argument("--selftest", action="store_true",
+                        help="open, draw every panel, optionally screenshot, then exit")
+    parser.add_argument("--screenshot", metavar="FILE", help="with --selftest: write a PNG")
+    parser.add_argument("--text", help="start with this text instead of the first example")
+    return parser.parse_args(argv)
+
+
+def build_app(argv: list[str]) -> object:
+    """The QApplication with pyqtgraph configured (call before creating any plot)."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QApplication
+
+    pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w",
+                        foreground="k")
+    app = QApplication.instance() or QApplication(argv)
+    app.setApplicationName("Dual View")
+    app.setOrganizationName("DualView")
+    from app import __version__
+
+    app.setApplicationVersion(__version__)
+    return app
+
+
+def run_selftest(window: object, app: object, screenshot: str | None) -> int:
+    """Wait (processing events) until every visible panel is current, then screenshot."""
+    deadline = time.monotonic() + SELFTEST_TIMEOUT_S
+    while time.monotonic() < deadline:
+        app.processEvents()  # type: ignore[attr-defined]
+        state = window.state  # type: ignore[attr-defined]
+        if state.error:
+            print(f"selftest: engine error: {state.error}", file=sys.stderr)
+            return 1
+        if (state.result is not None and state.convergence is not None
+                and window.all_panels_current()):  # type: ignore[attr-defined]
+            break
+        time.sleep(0.01)
+    else:
+        print("selftest: timed out waiting for every panel to draw", file=sys.stderr)
+        return 2
+    # the first paint is not final (axes lay out their tick labels on the next pass)
+    settle = time.monotonic() + 0.4
+    while time.monotonic() < settle:
+        app.processEvents()  # type: ignore[attr-defined]
+        time.sleep(0.01)
+    if screenshot:
+        image = window.grab()  # type: ignore[attr-defined]
+        if image.isNull() or not image.save(screenshot, "PNG"):
+            print(f"selftest: could not write {screenshot}", file=sys.stderr)
+            return 1
+        print(f"selftest: wrote {screenshot} ({image.width()}x{image.height()})")
+    print("selftest: ok")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    app = build_app(sys.argv[:1])
+    from app.mainwindow import MainWindow
+    from app.widgets.token_editor import DEFAULT_TEXT
+
+    window = MainWindow(persist_layout=not args.selftest,
+                        initial_text=args.text if args.text is not None else DEFAULT_TEXT)
+    window.show()
+    if args.selftest:
+        try:
+            code = run_selftest(window, app, args.screenshot)
+        finally:
+            window.bridge.shutdown()
+        window.close()
+        return code
+    return app.exec()  # type: ignore[attr-defined]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""The engine bridge: requests go to one worker thread, results come back to the main thread.
+
+The main thread drops every result whose id is not the latest it asked for. That check, made
+where results are accepted, is what guarantees that no stale frame is ever shown.
+``DUALVIEW_SYNC=1`` runs each request inline instead (tests, benchmarks).
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+
+from PySide6.QtCore import QObject, Signal
+
+from app.compute import Request, Result, compute, compute_convergence
+from app.scheduler import LatestWinsWorker
+
+
+class EngineBridge(QObject):
+    """Owns the worker. ``result_ready`` and ``convergence_ready`` fire on the main thread,
+    only for the latest request."""
+
+    result_ready = Signal(object)  # Result
+    convergence_ready = Signal(int, object)  # request id, Convergence | None
+    # emitted from the worker thread; Qt queues them to this object's (main) thread
+    _worker_result = Signal(object)
+    _worker_convergence = Signal(int, object)
+
+    def __init__(self, parent: QObject | None = None, *, sync: bool | None = None) -> None:
+        super().__init__(parent)
+        self._latest_id = 0
+        self.sync = os.environ.get("DUALVIEW_SYNC") == "1" if sync is None else sync
+        self._worker_result.connect(self._accept_result)
+        self._worker_convergence.connect(self._accept_convergence)
+        self._worker: LatestWinsWorker[Request] | None = None
+        if not self.sync:
+            self._worker = LatestWinsWorker(self._run)
+
+    def next_id(self) -> int:
+        self._latest_id += 1
+        return self._latest_id
+
+    @property
+    def latest_id(self) -> int:
+        return self._latest_id
+
+    def submit(self, request: Request) -> None:
+        """Ask for ``request``; its id must come from :meth:`next_id` (so it is the latest)."""
+        if self._worker is None:
+            self._run(request)
+        else:
+            self._worker.submit(request)
+
+    def shutdown(self) -> None:
+        """Join the worker: a QThread or Python thread still running at exit aborts Qt."""
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+
+    def _run(self, request: Request) -> None:
+        try:
+            result = compute(request)
+        except Exception as exc:  # a bug, not bad input: still never take the window down
+            traceback.print_exc()
+            result = Result(request.request_id, request.text,
+                            error=f"internal error: {type(exc).__name__}: {exc}")
+        self._worker_result.emit(result)
+        if not result.ok or (self._worker is not None and self._worker.has_pending()):
+            return
+        try:
+            conv = compute_convergence(request, result)
+        except Exception:
+            traceback.print_exc()
+            conv = None
+        self._worker_convergence.emit(request.request_id, conv)
+
+    def _accept_result(self, result: Result) -> None:
+        if result.request_id == self._latest_id:
+            self.result_ready.emit(result)
+
+    def _accept_convergence(self, request_id: int, conv: object) -> None:
+        if request_id == self._latest_id:
+            self.convergence_ready.emit(request_id, conv)

@@ -1,0 +1,61 @@
+"""The one registry of dockable panels: object name, title, factory, default place.
+
+The main window builds every dock from here, lists their toggle actions in the View menu and
+lays them out by ``DEFAULT_LAYOUT``; ``saveState`` keys on the object names, so never rename one
+without bumping ``LAYOUT_VERSION``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
+from app.panels.base import Panel
+from app.state import AppState
+
+#: Bump when object names or the default arrangement change, so old saved layouts are ignored.
+LAYOUT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class DockSpec:
+    object_name: str
+    #: English source title; shown through ``QCoreApplication.translate("Docks", title)``.
+    title: str
+    #: "module:Class" of a :class:`Panel` subclass, imported when the window is built.
+    factory: str
+    #: Shown when the window first opens (the rest are in the View menu).
+    visible: bool = True
+
+    def create(self, state: AppState) -> Panel:
+        module, _, cls = self.factory.partition(":")
+        return getattr(importlib.import_module(module), cls)(state)
+
+
+DOCKS: tuple[DockSpec, ...] = (
+    DockSpec("stepListDock", QT_TRANSLATE_NOOP("Docks", "Steps"),
+             "app.panels.step_list:StepListPanel"),
+    DockSpec("heatmapDock", QT_TRANSLATE_NOOP("Docks", "Step heatmap"),
+             "app.panels.step_heatmap:StepHeatmapPanel"),
+    DockSpec("attentionDock", QT_TRANSLATE_NOOP("Docks", "Attention flow"),
+             "app.panels.attention_graph:AttentionGraphPanel"),
+    DockSpec("normDock", QT_TRANSLATE_NOOP("Docks", "LayerNorm vs RMSNorm"),
+             "app.panels.norm_compare:NormComparePanel"),
+    DockSpec("depthDock", QT_TRANSLATE_NOOP("Docks", "Depth time"),
+             "app.panels.depth_time:DepthTimePanel"),
+    DockSpec("causalityDock", QT_TRANSLATE_NOOP("Docks", "Causality"),
+             "app.panels.causality:CausalityPanel"),
+)
+
+#: Default arrangement below the token editor: three columns of two docks each.
+#: (first, second, orientation) pairs applied in order with ``splitDockWidget``; the first
+#: dock of the list is added to the bottom area, the rest split off it.
+DEFAULT_COLUMNS: tuple[tuple[str, ...], ...] = (
+    ("stepListDock", "normDock"),
+    ("heatmapDock", "depthDock"),
+    ("attentionDock", "causalityDock"),
+)
+#: Relative widths of the columns.
+DEFAULT_COLUMN_WIDTHS: tuple[int, ...] = (26, 42, 32)

@@ -1,0 +1,43 @@
+"""Colour lookup tables: 256-entry uint8, one diverging (signed data, centred at 0) and one
+sequential (probabilities 0..1) per palette."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import pyqtgraph as pg
+
+
+@dataclass(frozen=True)
+class Palette:
+    key: str
+    label: str
+    diverging: str
+    sequential: str
+
+
+PALETTES: dict[str, Palette] = {
+    "classic": Palette("classic", "Blue–red", "CET-D1", "CET-L3"),
+    # CET's colour-blind-safe maps: distinguishable under deuteranopia and protanopia
+    "colorblind": Palette("colorblind", "Colour-blind safe", "CET-CBD1", "cividis"),
+}
+DEFAULT_PALETTE = "classic"
+
+
+@cache
+def lut(map_name: str) -> np.ndarray:
+    """A [256, 4] uint8 lookup table for a pyqtgraph colour map name."""
+    return pg.colormap.get(map_name).getLookupTable(0.0, 1.0, 256, alpha=True)
+
+
+@cache
+def colormap(map_name: str) -> pg.ColorMap:
+    return pg.colormap.get(map_name)
+
+
+def map_for(kind: str, palette: str = DEFAULT_PALETTE) -> str:
+    """The colour map name for a step kind ("signed" or "probability")."""
+    p = PALETTES.get(palette, PALETTES[DEFAULT_PALETTE])
+    return p.sequential if kind == "probability" else p.diverging

@@ -1,0 +1,94 @@
+"""What every dockable panel shares: subscribe to the state, redraw only when visible, and a
+friendly empty state."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
+
+from app.compute import Result
+from app.state import AppState
+
+
+class Panel(QWidget):
+    """Base of every dock's widget.
+
+    Subclasses build their widgets in ``__init__`` and put them in :meth:`set_body`, subscribe
+    to the state there, and implement :meth:`redraw` (draw ``result``) and :meth:`retranslate`
+    (set every visible string; called again when the language changes). A hidden panel skips
+    its redraw and catches up when shown.
+    """
+
+    #: Emitted after a redraw; ``drawn_id`` says which result it drew (0 for the empty state).
+    drawn = Signal()
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.drawn_id = -1
+        self._dirty = True
+        self._stack = QStackedLayout(self)
+        self._empty = QLabel()
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty.setWordWrap(True)
+        self._empty.setObjectName("emptyState")
+        self._stack.addWidget(self._empty)
+        state.result_changed.connect(self._on_result_changed)
+
+    def set_body(self, body: QWidget) -> None:
+        self._stack.addWidget(body)
+        self._stack.setCurrentWidget(body)
+
+    def empty_text(self) -> str:
+        return self.tr("Type a sentence above to compute the layer.\n在上方输入一句话开始计算。")
+
+    # ----- redraw scheduling -----
+    def request_redraw(self) -> None:
+        """Redraw now if visible, else when next shown."""
+        if self.isVisible():
+            self._redraw()
+        else:
+            self._dirty = True
+
+    def _on_result_changed(self, _result: Result | None) -> None:
+        self.request_redraw()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._dirty:
+            self._redraw()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self._empty.setText(self.empty_text())
+            self.retranslate()
+            self.request_redraw()
+
+    def _redraw(self) -> None:
+        self._dirty = False
+        result = self.state.result
+        if result is None:
+            self._empty.setText(self.empty_text())
+            self._stack.setCurrentIndex(0)
+            self.drawn_id = 0
+        else:
+            if self._stack.currentIndex() == 0 and self._stack.count() > 1:
+                self._stack.setCurrentIndex(1)
+            self.redraw(result)
+            self.drawn_id = result.request_id
+        self.drawn.emit()
+
+    @property
+    def is_current(self) -> bool:
+        """True when what is on screen matches the state's current result."""
+        result = self.state.result
+        return self.drawn_id == (result.request_id if result else 0)
+
+    # ----- for subclasses -----
+    def redraw(self, result: Result) -> None:
+        raise NotImplementedError
+
+    def retranslate(self) -> None:
+        """Set every user-visible string (``self.tr``); called at start and on language change."""

@@ -1,0 +1,151 @@
+"""Discrete view: the selected step as a token × feature (or query × key) heatmap."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+
+from app import palettes
+from app.compute import Result
+from app.panels.base import Panel
+from app.state import AppState
+from app.widgets.heatmap import HeatmapView
+from engine import Step
+
+
+def token_labels(tokens: tuple[str, ...]) -> list[str]:
+    return [f"{i} {t}" for i, t in enumerate(tokens)]
+
+
+def format_value(value: float) -> str:
+    """Every digit a float64 has (repr is the shortest exact round-trip form)."""
+    if value == -np.inf:
+        return "−∞ (masked)"
+    return repr(float(value))
+
+
+class StepHeatmapPanel(Panel):
+    def __init__(self, state: AppState) -> None:
+        super().__init__(state)
+        body = QWidget()
+        self.title = QLabel()
+        self.title.setObjectName("heatmapTitle")
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)
+        self.head_label = QLabel()
+        self.head_box = QSpinBox()
+        self.head_box.setObjectName("headBox")
+        self.all_heads = QCheckBox()
+        self.all_heads.setObjectName("allHeads")
+        self.kv_note = QLabel()
+        self.view = HeatmapView()
+        self.readout = QLabel(" ")
+        self.readout.setObjectName("heatmapReadout")
+        self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.head_label)
+        controls.addWidget(self.head_box)
+        controls.addWidget(self.all_heads)
+        controls.addWidget(self.kv_note, 1)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.title)
+        layout.addLayout(controls)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.readout)
+        self.set_body(body)
+
+        #: float64 matrix on screen, so hover shows exact values, not the float32 display copy
+        self.source: np.ndarray | None = None
+        self._col_kind = "feature"
+        self._row_labels: list[str] = []
+        self._col_labels: list[str] | None = None
+
+        self.head_box.valueChanged.connect(self.state.set_head)
+        self.all_heads.toggled.connect(lambda _on: self.request_redraw())
+        self.view.hovered.connect(self._on_hovered)
+        state.selection_changed.connect(self._on_selection_changed)
+        state.language_changed.connect(lambda _lang: self.request_redraw())
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.head_label.setText(self.tr("Head:"))
+        self.all_heads.setText(self.tr("all heads side by side"))
+        self.head_box.setToolTip(self.tr("Query head to show (arrow keys walk the steps)"))
+
+    def _on_selection_changed(self, field: str) -> None:
+        if field in ("step", "head"):
+            self.request_redraw()
+
+    # ----- what to show -----
+    def matrix_for(self, step: Step, tokens: tuple[str, ...]) -> tuple[np.ndarray, list[str] | None,
+                                                                        str]:
+        """The 2-D float64 matrix for the selected head (or all heads), its column labels and
+        what the columns are."""
+        config = self.state.config
+        axes, array = step.axes, step.array
+        if array.ndim == 2:
+            return array, None, axes[1]
+        head_axis = axes.index("head")
+        n_heads = array.shape[head_axis]
+        per_head = np.moveaxis(array, head_axis, 0)  # [heads, T, cols]
+        cols_are_keys = axes[-1] == "key token"
+        if self.all_heads.isChecked():
+            gap = np.full((per_head.shape[1], 1), np.nan)
+            blocks = []
+            for h in range(n_heads):
+                blocks += [per_head[h], gap]
+            matrix = np.concatenate(blocks[:-1], axis=1)
+            labels = None
+            if cols_are_keys:
+                labels = [f"h{h}:{t}" for h in range(n_heads) for t in [*tokens, ""]][:-1]
+            return matrix, labels, axes[-1]
+        head = self.state.head
+        if n_heads != config.num_attention_heads:  # a kv step: show the kv head this query reads
+            head = head // config.group_size
+        labels = token_labels(tokens) if cols_are_keys else None
+        return per_head[head], labels, axes[-1]
+
+    def redraw(self, result: Result) -> None:
+        step = result.trace.step(self.state.step)
+        config = result.trace.config
+        has_heads = "head" in step.axes
+        self.head_box.blockSignals(True)
+        self.head_box.setRange(0, config.num_attention_heads - 1)
+        self.head_box.setValue(self.state.head)
+        self.head_box.blockSignals(False)
+        for w in (self.head_label, self.head_box, self.all_heads):
+            w.setEnabled(has_heads)
+        kv_step = has_heads and step.array.shape[step.axes.index("head")] != \
+            config.num_attention_heads
+        if kv_step and not self.all_heads.isChecked():
+            kv_head = self.state.head // config.group_size
+            self.kv_note.setText(self.tr("GQA: query head %1 reads kv head %2").replace(
+                "%1", str(self.state.head)).replace("%2", str(kv_head)))
+        else:
+            self.kv_note.setText("")
+
+        matrix, col_labels, col_kind = self.matrix_for(step, result.tokens)
+        self.source = matrix
+        self._col_kind = col_kind
+        self._row_labels = token_labels(result.tokens)
+        self._col_labels = col_labels
+        shape = " × ".join(str(n) for n in step.array.shape)
+        self.title.setText(
+            f"<b>{step.index}. {step.name}</b> &nbsp; <code>{step.formula}</code> &nbsp; "
+            f"<span style='color:#666'>[{shape}] — {self.state.meaning(step.info)}</span>")
+        levels = result.levels[step.name]
+        map_name = palettes.map_for(step.kind, getattr(self.state, "palette", "classic"))
+        self.view.set_matrix(matrix, levels, map_name, self._row_labels, col_labels,
+                             x_title=self.tr(col_kind), y_title=self.tr("token"))
+
+    def _on_hovered(self, row: int, col: int, _shown: float) -> None:
+        if row < 0 or self.source is None or np.isnan(self.source[row, col]):
+            self.readout.setText(" ")
+            return
+        column = self._col_labels[col] if self._col_labels else f"{self._col_kind} {col}"
+        self.readout.setText(self.tr("row %1 · column %2 · value %3").replace(
+            "%1", self._row_labels[row]).replace("%2", column).replace(
+            "%3", format_value(self.source[row, col])))

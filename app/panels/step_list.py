@@ -1,0 +1,73 @@
+"""The 22 steps in order: name, shape, formula, meaning. Selecting one selects it everywhere."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem
+
+from app.compute import Result
+from app.panels.base import Panel
+from app.state import AppState
+from engine import STEP_INFO, STEP_NAMES
+
+#: The only two steps that move depth time; the other 20 evaluate the right-hand side.
+DEPTH_MOVES = {"embed": "t = 0", "resid_attn": "0 → ½", "resid_mlp": "½ → 1"}
+
+
+class StepListPanel(Panel):
+    def __init__(self, state: AppState) -> None:
+        super().__init__(state)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("stepTree")
+        self.tree.setRootIsDecorated(False)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setColumnCount(5)
+        for info in STEP_INFO:
+            item = QTreeWidgetItem([str(info.index), info.name, "", info.formula, ""])
+            item.setData(0, Qt.ItemDataRole.UserRole, info.name)
+            item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.tree.addTopLevelItem(item)
+        header = self.tree.header()
+        header.setStretchLastSection(True)
+        for col in range(4):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.set_body(self.tree)
+
+        self.tree.currentItemChanged.connect(self._on_current_item_changed)
+        state.selection_changed.connect(self._on_selection_changed)
+        state.language_changed.connect(lambda _lang: self.retranslate())
+        self.retranslate()
+        self._sync_current()
+
+    def retranslate(self) -> None:
+        self.tree.setHeaderLabels(["#", self.tr("step"), self.tr("shape"), self.tr("formula"),
+                                   self.tr("what it does")])
+        for info in STEP_INFO:
+            item = self.tree.topLevelItem(info.index)
+            meaning = self.state.meaning(info)
+            if info.name in DEPTH_MOVES:
+                meaning = f"[{DEPTH_MOVES[info.name]}] {meaning}"
+            item.setText(4, meaning)
+            item.setToolTip(4, meaning)
+            item.setToolTip(1, f"{info.index}. {info.name}: {info.formula}\n{meaning}")
+
+    def redraw(self, result: Result) -> None:
+        for step in result.trace.steps:
+            shape = " × ".join(str(n) for n in step.array.shape)
+            self.tree.topLevelItem(step.index).setText(2, shape)
+
+    def _sync_current(self) -> None:
+        item = self.tree.topLevelItem(STEP_NAMES.index(self.state.step))
+        if self.tree.currentItem() is not item:
+            self.tree.setCurrentItem(item)
+        self.tree.scrollToItem(item)
+
+    def _on_current_item_changed(self, current: QTreeWidgetItem | None, _prev: object) -> None:
+        if current is not None:
+            self.state.set_step(current.data(0, Qt.ItemDataRole.UserRole))
+
+    def _on_selection_changed(self, field: str) -> None:
+        if field == "step":
+            self._sync_current()

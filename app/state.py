@@ -1,0 +1,238 @@
+"""The one application state: inputs, selection and the current result.
+
+Panels get it in their constructor and subscribe there; they keep no copy of anything held
+here. Changing an input (text, causal mask, config, seed) recomputes; changing a selection
+(step, head, query token, depth time) never does.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from app.bridge import EngineBridge
+from app.compute import Request, Result
+from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo
+from engine.continuous import Convergence
+
+#: Selection fields, the values ``selection_changed`` carries.
+SELECTION_FIELDS = ("step", "head", "query", "depth_t")
+
+
+class AppState(QObject):
+    """Inputs, selection and results. Signals fire on the main thread only."""
+
+    #: A new result was accepted (or ``None``: the empty state).
+    result_changed = Signal(object)
+    #: An error message for the status bar, "" when the last request succeeded.
+    error_changed = Signal(str)
+    #: One selection field changed; its name is one of ``SELECTION_FIELDS``.
+    selection_changed = Signal(str)
+    #: The text, causal flag, config or seed changed (a recompute is on its way).
+    inputs_changed = Signal()
+    convergence_changed = Signal(object)
+    #: The baseline the causality inspector compares against was pinned or released.
+    baseline_changed = Signal()
+    #: "en" or "zh": which language explanations (not the Qt UI strings) are shown in.
+    language_changed = Signal(str)
+
+    def __init__(self, bridge: EngineBridge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._text = ""
+        self._causal = True
+        self._config = Qwen3Config.toy()
+        self._seed = 0
+        self._weights = LayerWeights.random(self._config, self._seed)
+        self._result: Result | None = None
+        self._error = ""
+        self._convergence: Convergence | None = None
+        self._pinned: Result | None = None
+        self._step = "attn_probs"
+        self._head = 0
+        self._query = 0
+        self._depth_t = 1.0
+        self._language = "en"
+        self.pending_id = 0
+        bridge.result_ready.connect(self._on_result_ready)
+        bridge.convergence_ready.connect(self._on_convergence_ready)
+
+    # ----- inputs (each recomputes) -----
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def set_text(self, text: str) -> None:
+        if text != self._text:
+            self._text = text
+            self._submit()
+
+    @property
+    def causal(self) -> bool:
+        return self._causal
+
+    def set_causal(self, causal: bool) -> None:
+        if causal != self._causal:
+            self._causal = bool(causal)
+            self._submit()
+
+    @property
+    def config(self) -> Qwen3Config:
+        return self._config
+
+    @property
+    def seed(self) -> int:
+        return self._seed
+
+    @property
+    def weights(self) -> LayerWeights:
+        return self._weights
+
+    def set_model(self, config: Qwen3Config, seed: int = 0,
+                  weights: LayerWeights | None = None) -> None:
+        """New layer: random weights from ``seed`` unless real ``weights`` are given."""
+        self._config = config
+        self._seed = seed
+        self._weights = weights if weights is not None else LayerWeights.random(config, seed)
+        self._pinned = None
+        self._submit()
+
+    def recompute(self) -> None:
+        self._submit()
+
+    def _submit(self) -> None:
+        self.inputs_changed.emit()
+        if not self._text.strip():
+            # the friendly empty state: nothing to compute, nothing stale on screen
+            self.pending_id = self._bridge.next_id()
+            self._result = None
+            self._convergence = None
+            self._set_error("")
+            self.result_changed.emit(None)
+            return
+        base = self._pinned or self._result
+        usable = base is not None and base.ok
+        self.pending_id = self._bridge.next_id()
+        self._bridge.submit(Request(
+            request_id=self.pending_id, text=self._text, config=self._config,
+            weights=self._weights, causal=self._causal,
+            baseline=base.trace if usable else None,
+            baseline_tokens=base.tokens if usable else (),
+        ))
+
+    # ----- results -----
+    @property
+    def result(self) -> Result | None:
+        """The result on screen: the last one that succeeded (errors keep it)."""
+        return self._result
+
+    @property
+    def error(self) -> str:
+        return self._error
+
+    @property
+    def convergence(self) -> Convergence | None:
+        return self._convergence
+
+    @property
+    def pinned(self) -> Result | None:
+        return self._pinned
+
+    def pin_baseline(self, pin: bool = True) -> None:
+        """Compare edits against the current result until released (instead of the previous)."""
+        self._pinned = self._result if pin and self._result is not None else None
+        self.baseline_changed.emit()
+
+    def _set_error(self, message: str) -> None:
+        if message != self._error:
+            self._error = message
+            self.error_changed.emit(message)
+
+    def _on_result_ready(self, result: Result) -> None:
+        if result.request_id != self.pending_id:
+            return  # superseded by an empty-text state or a newer request
+        if not result.ok:
+            self._set_error(result.error or "unknown error")
+            return  # the previous result stays on screen
+        self._result = result
+        self._convergence = None
+        self._clamp_selection(len(result.tokens), result.trace.config.num_attention_heads)
+        self._set_error("")
+        self.result_changed.emit(result)
+        self.convergence_changed.emit(None)
+
+    def _on_convergence_ready(self, request_id: int, conv: Convergence | None) -> None:
+        if request_id == self.pending_id:
+            self._convergence = conv
+            self.convergence_changed.emit(conv)
+
+    # ----- view options (never recompute) -----
+    @property
+    def language(self) -> str:
+        return self._language
+
+    def set_language(self, language: str) -> None:
+        if language not in ("en", "zh"):
+            raise ValueError(f"unsupported language {language!r}")
+        if language != self._language:
+            self._language = language
+            self.language_changed.emit(language)
+
+    def meaning(self, info: StepInfo) -> str:
+        """A step's one-line explanation in the current language."""
+        return info.meaning_zh if self._language == "zh" else info.meaning
+
+    # ----- selection (never recomputes) -----
+    @property
+    def step(self) -> str:
+        return self._step
+
+    def set_step(self, name: str) -> None:
+        if name not in STEP_NAMES:
+            raise ValueError(f"unknown step {name!r}")
+        if name != self._step:
+            self._step = name
+            self.selection_changed.emit("step")
+
+    def step_by(self, delta: int) -> None:
+        """Walk the layer: the next (or previous) step, stopping at the ends."""
+        i = min(max(STEP_NAMES.index(self._step) + delta, 0), len(STEP_NAMES) - 1)
+        self.set_step(STEP_NAMES[i])
+
+    @property
+    def head(self) -> int:
+        return self._head
+
+    def set_head(self, head: int) -> None:
+        head = min(max(int(head), 0), self._config.num_attention_heads - 1)
+        if head != self._head:
+            self._head = head
+            self.selection_changed.emit("head")
+
+    @property
+    def query(self) -> int:
+        return self._query
+
+    def set_query(self, query: int) -> None:
+        limit = len(self._result.tokens) - 1 if self._result else 0
+        query = min(max(int(query), 0), max(limit, 0))
+        if query != self._query:
+            self._query = query
+            self.selection_changed.emit("query")
+
+    @property
+    def depth_t(self) -> float:
+        return self._depth_t
+
+    def set_depth_t(self, t: float) -> None:
+        t = min(max(float(t), 0.0), 1.0)
+        if t != self._depth_t:
+            self._depth_t = t
+            self.selection_changed.emit("depth_t")
+
+    def _clamp_selection(self, n_tokens: int, n_heads: int) -> None:
+        if self._query >= n_tokens:
+            self._query = n_tokens - 1
+            self.selection_changed.emit("query")
+        if self._head >= n_heads:
+            self._head = n_heads - 1
+            self.selection_changed.emit("head")

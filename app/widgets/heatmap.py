@@ -1,0 +1,137 @@
+"""A labelled heatmap: token rows, feature (or key token) columns, a colour bar, hover readout.
+
+Follows pyqtgraph's speed rules: row-major float32 for display only, explicit levels (no
+per-frame autoLevels), a 256-entry LUT, ticks rebuilt only when the labels change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Signal
+from PySide6.QtGui import QColor
+
+from app import palettes
+
+#: At most this many tick labels on an axis; more tokens get a stride.
+MAX_TICKS = 40
+
+
+def _ticks(labels: Sequence[str]) -> list[list[tuple[float, str]]]:
+    stride = max(1, int(np.ceil(len(labels) / MAX_TICKS)))
+    major = [(i + 0.5, labels[i]) for i in range(0, len(labels), stride)]
+    return [major, []]
+
+
+def display_array(array: np.ndarray) -> np.ndarray:
+    """C-contiguous float32 copy for drawing; −inf (masked) becomes NaN, drawn transparent."""
+    out = np.ascontiguousarray(array, dtype=np.float32)
+    if not np.isfinite(out).all():
+        out = np.where(np.isfinite(out), out, np.nan).astype(np.float32)
+    return out
+
+
+class HeatmapView(pg.GraphicsLayoutWidget):
+    """One matrix as an image with labelled axes. ``hovered(row, col, value)`` follows the mouse;
+    ``hovered(-1, -1, nan)`` when it leaves the image."""
+
+    hovered = Signal(int, int, float)
+    clicked = Signal(int, int, float)
+
+    def __init__(self, parent: object = None, *, colorbar: bool = True) -> None:
+        super().__init__(parent)
+        self.plot = self.addPlot(row=0, col=0)
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.invertY(True)  # row 0 (the first token) at the top, like a matrix
+        self.plot.getViewBox().setBackgroundColor(QColor(200, 200, 200))  # masked cells: grey
+        self.plot.getViewBox().setMouseEnabled(x=False, y=False)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.plot.addItem(self.image)
+        self.colorbar: pg.ColorBarItem | None = None
+        if colorbar:
+            self.colorbar = pg.ColorBarItem(values=(-1, 1), width=14, interactive=False,
+                                            colorMap=palettes.colormap("CET-D1"))
+            self.colorbar.setImageItem(self.image)
+            self.addItem(self.colorbar, row=0, col=1)
+        self._data: np.ndarray | None = None
+        self._row_labels: tuple[str, ...] = ()
+        self._col_labels: tuple[str, ...] = ()
+        self._map = ""
+        for axis in ("left", "bottom"):
+            self.plot.getAxis(axis).setStyle(tickTextOffset=2, autoExpandTextSpace=True)
+        self.plot.getAxis("left").setWidth(70)
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+    @property
+    def data(self) -> np.ndarray | None:
+        """What is displayed, as float32 (NaN where masked)."""
+        return self._data
+
+    @property
+    def levels(self) -> tuple[float, float]:
+        lo, hi = self.image.getLevels()
+        return float(lo), float(hi)
+
+    @property
+    def row_labels(self) -> tuple[str, ...]:
+        return self._row_labels
+
+    @property
+    def col_labels(self) -> tuple[str, ...]:
+        return self._col_labels
+
+    def set_matrix(self, array: np.ndarray, levels: tuple[float, float], map_name: str,
+                   row_labels: Sequence[str], col_labels: Sequence[str] | None = None,
+                   *, x_title: str = "", y_title: str = "") -> None:
+        """Show a 2-D array. ``col_labels`` None: numeric feature ticks."""
+        data = display_array(array)
+        self._data = data
+        if map_name != self._map:
+            self._map = map_name
+            self.image.setLookupTable(palettes.lut(map_name))
+            if self.colorbar is not None:
+                self.colorbar.setColorMap(palettes.colormap(map_name))
+        self.image.setImage(data, autoLevels=False, levels=levels)
+        if self.colorbar is not None:
+            self.colorbar.setLevels(levels)
+        rows = tuple(row_labels)
+        if rows != self._row_labels:
+            self._row_labels = rows
+            self.plot.getAxis("left").setTicks(_ticks(rows))
+        cols = tuple(col_labels) if col_labels is not None else ()
+        if cols != self._col_labels:
+            self._col_labels = cols
+            self.plot.getAxis("bottom").setTicks(_ticks(cols) if cols else None)
+        self.plot.setLabel("bottom", x_title)
+        self.plot.setLabel("left", y_title)
+        self.plot.getViewBox().setRange(xRange=(0, data.shape[1]), yRange=(0, data.shape[0]),
+                                        padding=0)
+
+    def clear_matrix(self) -> None:
+        self._data = None
+        self.image.clear()
+
+    def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
+        if self._data is None or not self.plot.sceneBoundingRect().contains(scene_pos):
+            return None
+        point = self.plot.getViewBox().mapSceneToView(scene_pos)
+        row, col = int(np.floor(point.y())), int(np.floor(point.x()))
+        if 0 <= row < self._data.shape[0] and 0 <= col < self._data.shape[1]:
+            return row, col
+        return None
+
+    def _on_mouse_moved(self, scene_pos: QPointF) -> None:
+        cell = self.cell_at(scene_pos)
+        if cell is None:
+            self.hovered.emit(-1, -1, float("nan"))
+        else:
+            self.hovered.emit(cell[0], cell[1], float(self._data[cell]))  # type: ignore[index]
+
+    def _on_mouse_clicked(self, event: object) -> None:
+        cell = self.cell_at(event.scenePos())  # type: ignore[attr-defined]
+        if cell is not None:
+            self.clicked.emit(cell[0], cell[1], float(self._data[cell]))  # type: ignore[index]

@@ -1,0 +1,105 @@
+"""The central token editor: a line of text, live token chips, preset sentences."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+import engine
+
+#: (label, text). The last one is set up for the causality demo: edit its final token.
+PRESETS: tuple[tuple[str, str], ...] = (
+    ("中文：我爱北京天安门", "我爱北京天安门"),
+    ("English: The cat sat on the mat.", "The cat sat on the mat."),
+    ("中文：注意力只看过去", "注意力只能看见过去的词"),
+    ("Causality demo: change the last word", "Attention never reads the future tokens"),
+)
+DEFAULT_TEXT = PRESETS[0][1]
+
+#: Chips shown at most; a longer input says how many more there are.
+MAX_CHIPS = 160
+
+
+def chips_html(tokens: list[str]) -> str:
+    """Rich text: each token in a tinted box with its index, so token starts are visible."""
+    parts = []
+    for i, token in enumerate(tokens[:MAX_CHIPS]):
+        parts.append(
+            f'<span style="background-color:#dfe8f5; color:#12325c;">'
+            f'&nbsp;<sub style="color:#6a7f99;">{i}</sub>&nbsp;{html.escape(token)}&nbsp;</span>'
+        )
+    more = len(tokens) - MAX_CHIPS
+    tail = f" <i>… +{more}</i>" if more > 0 else ""
+    return "&nbsp; ".join(parts) + tail
+
+
+class TokenEditor(QWidget):
+    """Emits ``text_edited`` on every keystroke; the state recomputes (latest wins)."""
+
+    text_edited = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.line = QLineEdit()
+        self.line.setObjectName("tokenLine")
+        self.line.setClearButtonEnabled(True)
+        self.line.setMaxLength(200_000)  # far beyond the engine's cap: the cap explains itself
+        self.presets = QComboBox()
+        self.presets.setObjectName("presetBox")
+        for label, text in PRESETS:
+            self.presets.addItem(label, text)
+        self.chips = QLabel()
+        self.chips.setObjectName("tokenChips")
+        self.chips.setWordWrap(True)
+        self.chips.setTextFormat(Qt.TextFormat.RichText)
+        self.count = QLabel()
+        self.prompt = QLabel()
+
+        top = QHBoxLayout()
+        top.addWidget(self.prompt)
+        top.addWidget(self.line, 1)
+        top.addWidget(self.presets)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 4)
+        layout.addLayout(top)
+        row = QHBoxLayout()
+        row.addWidget(self.chips, 1)
+        row.addWidget(self.count, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(row)
+
+        self.line.textChanged.connect(self._on_text_changed)
+        self.presets.activated.connect(self._on_preset_activated)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.prompt.setText(self.tr("Text:"))
+        self.line.setPlaceholderText(self.tr("Type a sentence in Chinese or English…"))
+        self.presets.setToolTip(self.tr("Example sentences"))
+        self._on_tokens(engine.tokenize(self.line.text()))
+
+    def set_text(self, text: str) -> None:
+        self.line.setText(text)
+
+    def text(self) -> str:
+        return self.line.text()
+
+    def _on_tokens(self, tokens: list[str]) -> None:
+        self.chips.setText(chips_html(tokens) if tokens else
+                           "<i>" + self.tr("No tokens yet") + "</i>")
+        self.count.setText(self.tr("%n token(s)", "", len(tokens)))
+
+    def _on_text_changed(self, text: str) -> None:
+        self._on_tokens(engine.tokenize(text))
+        self.text_edited.emit(text)
+
+    def _on_preset_activated(self, index: int) -> None:
+        self.line.setText(self.presets.itemData(index))

@@ -1,0 +1,182 @@
+"""The real window, driven as a person would: type, select, edit, resize the layout."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import wait_for_text
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+
+import engine
+from app.docks import DOCKS
+
+
+def test_typing_updates_every_panel(make_window, qtbot):
+    window = make_window()
+    window.editor.line.clear()
+    qtbot.keyClicks(window.editor.line, "The cat sat")
+    wait_for_text(qtbot, window, "The cat sat")
+    result = window.state.result
+    assert result.tokens == ("The", "cat", "sat")
+    heat = window.panels["heatmapDock"]
+    window.state.set_step("q_proj")
+    assert heat.view.data.shape == (3, 16)
+    assert heat.view.row_labels == ("0 The", "1 cat", "2 sat")
+    lo, hi = heat.view.levels
+    m = np.abs(result.trace["q_proj"]).max()
+    assert lo == pytest.approx(-m) and hi == pytest.approx(m)
+    assert "token" in window._status_tokens.text()
+
+
+def test_attention_step_shows_query_by_key_with_probability_levels(make_window):
+    window = make_window(sync=True, text="a b c d")
+    window.state.set_step("attn_probs")
+    window.state.set_head(3)
+    heat = window.panels["heatmapDock"]
+    probs = window.state.result.trace["attn_probs"]
+    np.testing.assert_array_equal(heat.source, probs[3])
+    assert heat.view.levels == (0.0, 1.0)
+    assert heat.view.col_labels == ("0 a", "1 b", "2 c", "3 d")
+
+
+def test_masked_scores_are_drawn_as_missing(make_window):
+    window = make_window(sync=True, text="a b c")
+    window.state.set_step("causal_mask")
+    data = window.panels["heatmapDock"].view.data
+    assert np.isnan(data[0, 1]) and np.isnan(data[0, 2]) and np.isfinite(data[2, 2])
+
+
+def test_kv_steps_show_the_shared_kv_head(make_window):
+    window = make_window(sync=True, text="a b c")
+    window.state.set_step("k_rope")
+    window.state.set_head(3)  # group size 2: query head 3 reads kv head 1
+    heat = window.panels["heatmapDock"]
+    np.testing.assert_array_equal(heat.source, window.state.result.trace["k_rope"][1])
+    assert "kv head 1" in heat.kv_note.text()
+
+
+def test_step_list_click_and_arrow_keys_select_everywhere(make_window, qtbot):
+    window = make_window(sync=True, text="a b")
+    tree = window.panels["stepListDock"].tree
+    tree.setCurrentItem(tree.topLevelItem(2))
+    assert window.state.step == "q_proj"
+    tree.setFocus()
+    qtbot.keyClick(tree, Qt.Key.Key_Down)
+    assert window.state.step == "k_proj"
+    window.state.set_step("gated")
+    assert tree.currentItem().text(1) == "gated"
+    assert tree.topLevelItem(20).text(2) == "2 × 32"
+
+
+def test_selection_never_recomputes(make_window):
+    window = make_window(sync=True, text="a b c")
+    computed = []
+    window.bridge.result_ready.connect(computed.append)
+    window.state.set_step("o_proj")
+    window.state.set_head(2)
+    window.state.set_query(1)
+    window.state.set_depth_t(0.3)
+    assert computed == []
+
+
+def test_editing_the_last_token_leaves_earlier_rows_bitwise_equal(make_window):
+    window = make_window(sync=True, text="the cat sat")
+    window.editor.set_text("the cat ran")
+    report = window.state.result.causality
+    assert report is not None and report.first_changed == 2
+    before_cols = window.state.result.trace["resid_mlp"][:2]
+    assert np.array_equal(before_cols, engine.run_layer(
+        engine.embed(["the", "cat", "sat"], 16), window.state.weights,
+        window.state.config)["resid_mlp"][:2])
+
+
+def test_200_rapid_edits_show_the_last_one(make_window, qtbot):
+    window = make_window(text="start")
+    texts = [f"edit number {i} 第{i}次" for i in range(200)]
+    for text in texts:
+        window.editor.set_text(text)
+    wait_for_text(qtbot, window, texts[-1])
+    qtbot.wait(200)  # any stale result still in flight must be dropped, not shown
+    result = window.state.result
+    assert result.text == texts[-1]
+    expected = engine.run_layer(engine.embed(engine.tokenize(texts[-1]), 16),
+                                window.state.weights, window.state.config)
+    window.state.set_step("resid_mlp")
+    np.testing.assert_array_equal(window.panels["heatmapDock"].source, expected.output)
+
+
+def test_empty_text_shows_a_friendly_empty_state(make_window):
+    window = make_window(sync=True, text="a b")
+    window.editor.set_text("   ")
+    assert window.state.result is None
+    panel = window.panels["heatmapDock"]
+    assert panel._stack.currentIndex() == 0
+    assert "Type a sentence" in panel._empty.text()
+    assert window.state.error == ""
+    window.editor.set_text("back again")
+    assert panel._stack.currentIndex() == 1
+
+
+def test_too_long_text_is_refused_and_the_previous_result_stays(make_window):
+    window = make_window(sync=True, text="keep me")
+    window.editor.set_text("字" * (engine.MAX_TOKENS + 5))
+    assert window.state.result.text == "keep me"
+    assert "2048" in window._status_error.text()
+    window.editor.set_text("recovered")
+    assert window.state.result.text == "recovered" and window._status_error.text() == ""
+
+
+@pytest.mark.parametrize("text", ["\u200b\u200b", "👨\u200d👩\u200d👧 🇨🇳", "\x00\x01", "a\u0301"])
+def test_odd_unicode_never_breaks_the_window(make_window, text):
+    window = make_window(sync=True, text="ok")
+    window.editor.set_text(text)
+    assert window.state.result is None or window.state.result.text == text
+    assert window.isVisible()
+
+
+def test_every_dock_is_named_and_listed_in_the_view_menu(make_window):
+    window = make_window(sync=True, text="a")
+    actions = {a.text() for a in window.view_menu.actions()}
+    for spec in DOCKS:
+        dock = window.docks[spec.object_name]
+        assert dock.objectName() == spec.object_name
+        assert dock.toggleViewAction().text() in actions
+
+
+def test_layout_is_saved_restored_and_reset(make_window, qtbot):
+    window = make_window(sync=True, text="a")
+    window.docks["normDock"].hide()
+    window.save_layout()
+    window.close()
+    again = make_window(sync=True, text="a")
+    assert again.restore_layout()
+    assert not again.docks["normDock"].isVisible()
+    again.reset_layout()
+    assert again.docks["normDock"].isVisible()
+
+
+def test_hidden_docks_skip_redraw_and_catch_up_when_shown(make_window, qtbot):
+    window = make_window(sync=True, text="a b")
+    panel = window.panels["heatmapDock"]
+    window.docks["heatmapDock"].hide()
+    window.editor.set_text("a b c")
+    assert not panel.is_current
+    window.docks["heatmapDock"].show()
+    qtbot.waitUntil(lambda: panel.is_current)
+    assert panel.view.data.shape[0] == 3
+
+
+def test_selftest_writes_a_screenshot(tmp_path):
+    shot = tmp_path / "shot.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run([sys.executable, "-m", "app", "--selftest", "--screenshot", str(shot)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    image = QImage(str(shot))
+    assert image.width() >= 800 and image.height() >= 600
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 37)
+               for y in range(0, image.height(), 37)}
+    assert len(colours) > 20  # not blank
