@@ -28,6 +28,8 @@ class DockSpec:
     factory: str
     #: Shown when the window first opens (the rest are in the View menu).
     visible: bool = True
+    #: Docks outside ``DEFAULT_COLUMNS`` open as a tab behind this dock.
+    tab_with: str | None = None
 
     def create(self, state: AppState) -> Panel:
         module, _, cls = self.factory.partition(":")

@@ -137,7 +137,12 @@ class MainWindow(QMainWindow):
             for upper, lower in pairwise(column):
                 self.splitDockWidget(upper, lower, Qt.Orientation.Vertical)
         for spec in DOCKS:
+            if spec.tab_with is not None:
+                self.tabifyDockWidget(self.docks[spec.tab_with], self.docks[spec.object_name])
+        for spec in DOCKS:
             self.docks[spec.object_name].setVisible(spec.visible)
+        for column in columns:
+            column[0].raise_()
         width = max(self.width(), 800)
         total = sum(DEFAULT_COLUMN_WIDTHS)
         self.resizeDocks(tops, [width * w // total for w in DEFAULT_COLUMN_WIDTHS],
