@@ -1,0 +1,45 @@
+"""Small helpers shared by the lenses: frozen float64 arrays and input checks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.errors import EngineError
+
+
+def frozen(array: object) -> np.ndarray:
+    """A C-contiguous float64 copy that cannot be written: results are shared with panels."""
+    out = np.array(array, dtype=np.float64, order="C")
+    out.setflags(write=False)
+    return out
+
+
+def real_array(name: str, value: object, ndim: int) -> np.ndarray:
+    """``value`` as a float64 array of ``ndim`` dimensions, or a message a person can act on."""
+    array = np.asarray(value)
+    if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
+        raise EngineError(f"{name} must be real numbers, got dtype {array.dtype}")
+    if array.ndim != ndim:
+        raise EngineError(f"{name} must have {ndim} dimensions, got shape {array.shape}")
+    array = array.astype(np.float64, copy=False)
+    if not np.isfinite(array).all():
+        raise EngineError(f"{name} contains NaN or Inf")
+    return array
+
+
+def positive(name: str, value: float) -> float:
+    """A finite number > 0."""
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise EngineError(f"{name} must be a finite number > 0, got {value}")
+    return value
+
+
+def non_negative(name: str, value: float) -> float:
+    """A finite number >= 0."""
+    value = float(value)
+    if not (math.isfinite(value) and value >= 0):
+        raise EngineError(f"{name} must be a finite number >= 0, got {value}")
+    return value

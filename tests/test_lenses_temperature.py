@@ -1,0 +1,98 @@
+"""PAPER.md E16–E18: softmax is a Boltzmann distribution with temperature τ = multiplier·√d."""
+
+import numpy as np
+import pytest
+
+from engine import EngineError, LayerWeights, Qwen3Config, embed, run_layer, tokenize
+from engine.lenses import entropy_curve, qk_from_trace, random_qk, temperature_lens
+
+SENTENCE = "The cat sat on the mat because it was warm 我爱 AI"
+
+
+@pytest.fixture(scope="module")
+def trace():
+    config = Qwen3Config.toy()
+    weights = LayerWeights.random(config, seed=1)
+    return run_layer(embed(tokenize(SENTENCE), config.hidden_size), weights, config)
+
+
+def test_multiplier_one_is_the_layers_own_attention(trace):
+    q, k = qk_from_trace(trace)
+    result = temperature_lens(q, k, multiplier=1.0, causal=trace.causal)
+    assert result.tau == np.sqrt(trace.config.head_dim)
+    assert np.max(np.abs(result.probs - trace["attn_probs"])) <= 1e-15  # seen: 1.1e-16
+    assert np.max(np.abs(result.logits / result.tau - trace["attn_scores"])) <= 1e-14
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("multiplier", [1e-3, 0.05, 1 / np.sqrt(128), 1.0, 10.0, 100.0])
+def test_e16_log_p_has_slope_one_over_tau(multiplier, causal):
+    """log p = s/τ − log Z: the within-row slope is 1/τ to 1e-12 (relative; seen ≤ 2.2e-16).
+
+    Beyond τ ~ 1e5 the spread of s/τ nears the rounding of log p itself (|log p| ≈ log T with
+    ulp ~4e-16), so the fitted slope can only be as good as that: 1.3e-11 at τ = 1.1e7."""
+    q, k = random_qk(4, 16, 128, seed=2)
+    result = temperature_lens(q, k, multiplier=multiplier, causal=causal)
+    assert np.max(np.abs(result.slope * result.tau - 1.0)) <= 1e-12
+    # and the intercept is per row: log p − s/τ is constant over the keys a row sees
+    visible = np.isfinite(result.log_probs)
+    offset = np.where(visible, result.log_probs - result.logits / result.tau, np.nan)
+    spread = np.nanmax(offset, axis=-1) - np.nanmin(offset, axis=-1)
+    assert np.max(spread) <= 1e-12 * max(1.0, np.max(np.abs(result.logits)) / result.tau)
+
+
+def test_e16_on_the_layers_own_q_k(trace):
+    q, k = qk_from_trace(trace)
+    for multiplier in (0.1, 1.0, 7.0):
+        result = temperature_lens(q, k, multiplier=multiplier, causal=True)
+        assert np.max(np.abs(result.slope * result.tau - 1.0)) <= 1e-12
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_e17_entropy_grows_with_tau_between_0_and_the_bound(causal, trace):
+    for q, k in (random_qk(4, 16, 128, seed=3), qk_from_trace(trace)):
+        t = q.shape[1]
+        multipliers = np.geomspace(1e-4, 1e4, 300)
+        curve = entropy_curve(q, k, multipliers, causal=causal)  # [M, H, T]
+        assert np.min(np.diff(curve, axis=0)) >= -1e-14  # nondecreasing (seen: min diff 0.0)
+        assert np.max(np.diff(curve, axis=0)) > 0.01
+        single = temperature_lens(q, k, multiplier=multipliers[150], causal=causal)
+        assert np.max(np.abs(curve[150] - single.entropy)) <= 1e-14
+        bound = np.log(np.arange(1, t + 1)) if causal else np.full(t, np.log(t))
+        assert np.array_equal(single.entropy_bound, bound)
+        assert np.all(curve <= bound + 1e-14)
+        cold = temperature_lens(q, k, multiplier=1e-6, causal=causal)  # τ → 0
+        assert np.max(cold.entropy) <= 1e-12
+        assert np.min(cold.max_weight) >= 1 - 1e-12
+        hot = temperature_lens(q, k, multiplier=1e8, causal=causal)  # τ → ∞
+        assert np.max(np.abs(hot.entropy - bound)) <= 1e-9
+        assert np.max(np.abs(hot.probs.sum(-1) - 1)) <= 1e-14
+
+
+def test_e18_dropping_sqrt_d_sharpens_but_is_not_one_hot():
+    """τ = 1 with d = 128, q, k unit normal, 8 heads × 16 tokens, full attention, seed 0:
+    mean max weight 0.906 (seeds 1, 2: 0.864, 0.894); 27 % of rows reach 0.999. At τ = √d it
+    is 0.247."""
+    q, k = random_qk(8, 16, 128, seed=0)
+    cold = temperature_lens(q, k, multiplier=1 / np.sqrt(128), causal=False)
+    assert abs(cold.tau - 1.0) <= 1e-15
+    mean_max = float(cold.max_weight.mean())
+    assert 0.5 < mean_max < 0.97
+    assert np.min(cold.max_weight) < 0.6  # some rows stay clearly split
+    own = temperature_lens(q, k, multiplier=1.0, causal=False)
+    assert own.max_weight.mean() < 0.5 < mean_max  # sharper than the layer's own τ = √d
+
+
+def test_temperature_results_frozen_and_inputs_checked():
+    q, k = random_qk(2, 4, 8, seed=0)
+    result = temperature_lens(q, k)
+    for array in (result.probs, result.entropy, result.slope, result.logits):
+        assert not array.flags.writeable
+    single = temperature_lens(q[:, :1], k[:, :1])
+    assert np.all(np.isnan(single.slope)) and np.all(single.entropy == 0)  # one key: no slope
+    with pytest.raises(EngineError, match="multiplier"):
+        temperature_lens(q, k, multiplier=0.0)
+    with pytest.raises(EngineError, match="q and k"):
+        temperature_lens(q, k[:, :3])
+    with pytest.raises(EngineError, match="multipliers"):
+        entropy_curve(q, k, [1.0, -1.0])
