@@ -168,3 +168,6 @@ def test_results_are_frozen_and_inputs_checked():
     with pytest.raises(EngineError, match="w_k"):
         EncoderBlock(**{**{f.name: getattr(block, f.name) for f in dataclasses.fields(block)},
                         "w_k": np.zeros((4, 16, 3))})
+    with pytest.raises(EngineError, match="w_q must have 3 dimensions"):
+        EncoderBlock(**{**{f.name: getattr(block, f.name) for f in dataclasses.fields(block)},
+                        "w_q": np.zeros((16, 4))})

@@ -78,9 +78,9 @@ class EncoderBlock:
     ln2_beta: np.ndarray
 
     def __post_init__(self) -> None:
-        h, d, d_k = np.shape(self.w_q)
-        d_v = np.shape(self.w_v)[2]
-        d_ff = np.shape(self.w_1)[1]
+        h, d, d_k = _dims("w_q", self.w_q, 3)
+        d_v = _dims("w_v", self.w_v, 3)[2]
+        d_ff = _dims("w_1", self.w_1, 2)[1]
         _check_shapes(self, {
             "w_q": (h, d, d_k), "w_k": (h, d, d_k), "w_v": (h, d, d_v), "w_o": (h * d_v, d),
             "w_1": (d, d_ff), "b_1": (d_ff,), "w_2": (d_ff, d), "b_2": (d,),
@@ -123,7 +123,7 @@ class SplittingScheme:
     ln2_beta: np.ndarray
 
     def __post_init__(self) -> None:
-        h, d, d_k = np.shape(self.w_q)
+        h, d, d_k = _dims("w_q", self.w_q, 3)
         _check_shapes(self, {
             "w_q": (h, d, d_k), "w_k": (h, d, d_k), "v": (h, d, d),
             "w_1": (d, d), "b_1": (d,), "w_2": (d, d), "b_2": (d,),
@@ -185,6 +185,13 @@ class SplittingResult:
     def output(self) -> np.ndarray:
         """u₆, the scheme's end state."""
         return self.substeps[-1].array
+
+
+def _dims(name: str, value: object, ndim: int) -> tuple[int, ...]:
+    shape = np.shape(value)
+    if len(shape) != ndim:
+        raise EngineError(f"{name} must have {ndim} dimensions, got shape {shape}")
+    return shape
 
 
 def _check_shapes(obj: object, shapes: dict[str, tuple[int, ...]], d: int) -> None:
