@@ -15,14 +15,14 @@ def stream(seed=0, t=8, d=16):
 def test_e20_post_norm_energy_is_exactly_the_line(causal):
     """Post-norm (LayerNorm, scalar γ = σ₂, β = σ₁, ε = 0): mean(u²) = σ₁² + σ₂² after every
     layer, to rounding. Pre-norm grows and no norm explodes (measured, not exact):
-    seen at γ = 1.7, β = 0.3, N = 64, non-causal: pre-norm 0.98 → 80 (N = 16) → 292, no norm
-    0.98 → 1.1e7 (N = 16) → 2.4e28; causal: 237 and 1.2e29."""
+    seen at γ = 1.7, β = 0.3, N = 64, non-causal: pre-norm 0.98 → 86 (N = 16) → 291, no norm
+    0.98 → 2.3e6 (N = 16) → 2.3e26; causal: 384 and 1.3e27. Post-norm line: off by ≤ 1.3e-15."""
     sweep = energy_sweep(stream(), n_layers=64, gamma=1.7, beta=0.3, causal=causal)
     line = 1.7**2 + 0.3**2
     assert sweep.post_norm_energy == line
     post, pre, none = sweep["post-norm"], sweep["pre-norm"], sweep["no-norm"]
     assert abs(post.energy[0] - line) > 0.1  # the input is not on the line
-    assert np.max(np.abs(post.energy[1:] - line)) <= 1e-13 * line  # seen: 1.8e-15
+    assert np.max(np.abs(post.energy[1:] - line)) <= 1e-13 * line  # seen: 1.3e-15
     assert pre.energy[-1] > 1.5 * pre.energy[32] > 50 * pre.energy[0]  # ~linear, not monotone
     assert pre.energy[-1] > 20 * post.energy[-1]
     assert none.energy[-1] > 1e6 * pre.energy[-1]
@@ -43,7 +43,7 @@ def test_e21_pre_norm_sublayer_inputs_have_rms_gamma():
         pre = run_stack(stream(1), "pre-norm", gamma=gamma, n_layers=64)
         assert pre.sublayer_input_rms.shape == (64, 2)
         assert np.max(np.abs(pre.sublayer_input_rms - abs(gamma))) <= 1e-13  # seen: 2e-16
-        # the residual stream is not normalised and grows ~ γ²·N: seen 0.81 → 30, 117, 428
+        # the stream itself is not normalised and grows: seen 0.81 → 127, 323, 20.5 at N = 64
         assert pre.energy[-1] > 20 * pre.energy[0]
     # with ε > 0 the rms falls just short of |γ|; without any norm the inputs grow
     soft = run_stack(stream(1), "pre-norm", gamma=1.7, eps=1e-3)
@@ -67,12 +67,13 @@ def test_e15_alpha_zero_is_the_identity_bitwise():
 
 @pytest.mark.parametrize("variant", ["pre-norm", "no-norm"])
 def test_e15_small_alpha_response_is_linear(variant):
-    """‖out(α) − x‖/α tends to a constant: seen 91.31, 91.32, 91.33 (pre-norm, α = 1e-4 … 1e-6)."""
+    """‖out(α) − x‖/α tends to a constant. Seen (pre-norm): 84.19 at α = 0.1, 78.597364 at 1e-5,
+    78.597355 at 1e-6 (no norm: 97.36, 80.0133, 80.0130)."""
     x = stream(0)
     ratio = [np.linalg.norm(run_stack(x, variant, alpha=a).output - x) / a
-             for a in (1e-2, 1e-5, 1e-6)]
+             for a in (1e-1, 1e-5, 1e-6)]
     assert abs(ratio[2] / ratio[1] - 1) < 1e-4
-    assert abs(ratio[0] / ratio[2] - 1) > 1e-3  # at α = 1e-2 the non-linearity shows
+    assert abs(ratio[0] / ratio[2] - 1) > 1e-2  # at α = 0.1 the non-linearity shows
 
 
 def test_stack_is_seeded_and_prefix_stable():
@@ -88,7 +89,7 @@ def test_stack_is_seeded_and_prefix_stable():
 
 
 def test_overflow_is_reported_not_warned():
-    sweep = energy_sweep(init_scale=8.0)  # no norm overflows (seen at layer 45)
+    sweep = energy_sweep(init_scale=8.0)  # no norm overflows (seen at layer 46)
     none = sweep["no-norm"]
     assert none.overflow_layer is not None
     assert np.all(np.isinf(none.energy[none.overflow_layer:]))

@@ -74,9 +74,7 @@ class EnergySweep:
 
 @dataclass(frozen=True)
 class _Weights:
-    w_q: np.ndarray  # [L, H, d, d_k]
-    w_k: np.ndarray  # [L, H, d, d_k]
-    w_v: np.ndarray  # [L, H, d, d_k]
+    w_qkv: np.ndarray  # [L, d, 3·H·d_k]: W_Q, W_K, W_V of every head side by side
     w_o: np.ndarray  # [L, H·d_k, d]
     w_1: np.ndarray  # [L, d, d_ff]
     w_2: np.ndarray  # [L, d_ff, d]
@@ -86,25 +84,23 @@ class _Weights:
 def _unit_weights(seed: int, d_model: int, n_heads: int, d_ff: int) -> _Weights:
     """Unit-scale N(0, 1/fan_in) weights for all 64 layers (layer l is the same for any N)."""
     rng = np.random.default_rng(seed)
-    d_k = max(1, d_model // n_heads)
+    d_k = d_model // n_heads
     big = MAX_LAYERS
 
     def gauss(*shape: int) -> np.ndarray:
         return frozen(rng.standard_normal((big, *shape)) / np.sqrt(shape[-2]))
 
-    return _Weights(gauss(n_heads, d_model, d_k), gauss(n_heads, d_model, d_k),
-                    gauss(n_heads, d_model, d_k), gauss(n_heads * d_k, d_model),
+    # one [d, 3·H·d_k] matrix per layer: one matmul gives q, k and v of every head
+    return _Weights(gauss(d_model, 3 * n_heads * d_k), gauss(n_heads * d_k, d_model),
                     gauss(d_model, d_ff), gauss(d_ff, d_model))
 
 
-def _attention(u: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray,
-               w_o: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+def _attention(u: np.ndarray, w_qkv: np.ndarray, w_o: np.ndarray, n_heads: int,
+               mask: np.ndarray | None) -> np.ndarray:
     """Multi-head attention of a batch of states ``u [V, T, d]`` (one per variant)."""
     n, t = u.shape[0], u.shape[1]
-    x = u[:, None]  # [V, 1, T, d]
-    q = x @ w_q  # [V, H, T, d_k]
-    k = x @ w_k  # [V, H, T, d_k]
-    v = x @ w_v  # [V, H, T, d_k]
+    qkv = (u @ w_qkv).reshape(n, t, 3, n_heads, -1).transpose(2, 0, 3, 1, 4)  # [3,V,H,T,d_k]
+    q, k, v = qkv[0], qkv[1], qkv[2]  # [V, H, T, d_k] each
     scores = (q @ k.transpose(0, 1, 3, 2)) * q.shape[3] ** -0.5  # [V, H, T, T]
     if mask is not None:
         scores = np.where(mask, -np.inf, scores)
@@ -144,11 +140,12 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
     eps = non_negative("eps", eps)
     alpha, gamma, beta = float(alpha), float(gamma), float(beta)
     unit = _unit_weights(int(seed), d, n_heads, d_ff if d_ff is not None else 4 * d)
-    w_q, w_k, w_v, w_o, w_1, w_2 = (scale * a[:n_layers] for a in (
-        unit.w_q, unit.w_k, unit.w_v, unit.w_o, unit.w_1, unit.w_2))
+    w_qkv, w_o, w_1, w_2 = (scale * a[:n_layers] for a in (
+        unit.w_qkv, unit.w_o, unit.w_1, unit.w_2))
     mask = ops.causal_mask(t) if causal else None
-    post = [i for i, v in enumerate(variants) if v == "post-norm"]
-    pre = [i for i, v in enumerate(variants) if v == "pre-norm"]
+    # variants are distinct, so each norm applies to at most one slice (a view, not a copy)
+    post = [slice(i, i + 1) for i, v in enumerate(variants) if v == "post-norm"]
+    pre = [slice(i, i + 1) for i, v in enumerate(variants) if v == "pre-norm"]
 
     u = np.repeat(x_arr[None], len(variants), axis=0)  # [V, T, d]
     energy = np.empty((len(variants), n_layers + 1))
@@ -157,16 +154,19 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
     with np.errstate(all="ignore"):  # overflow is reported as overflow_layer, not a warning
         for layer in range(n_layers):
             a_in = u.copy()
-            a_in[pre] = ops.rms_norm(u[pre], gamma, eps)
+            for i in pre:
+                a_in[i] = ops.rms_norm(u[i], gamma, eps)
             ms_in[:, layer, 0] = _mean_square(a_in)
-            u = u + alpha * _attention(a_in, w_q[layer], w_k[layer], w_v[layer], w_o[layer],
-                                       mask)
-            u[post] = ops.layer_norm(u[post], eps, gamma, beta)
+            u = u + alpha * _attention(a_in, w_qkv[layer], w_o[layer], n_heads, mask)
+            for i in post:
+                u[i] = ops.layer_norm(u[i], eps, gamma, beta)
             f_in = u.copy()
-            f_in[pre] = ops.rms_norm(u[pre], gamma, eps)
+            for i in pre:
+                f_in[i] = ops.rms_norm(u[i], gamma, eps)
             ms_in[:, layer, 1] = _mean_square(f_in)
             u = u + alpha * (np.maximum(f_in @ w_1[layer], 0.0) @ w_2[layer])
-            u[post] = ops.layer_norm(u[post], eps, gamma, beta)
+            for i in post:
+                u[i] = ops.layer_norm(u[i], eps, gamma, beta)
             energy[:, layer + 1] = _mean_square(u)
         rms = np.sqrt(ms_in)
 
