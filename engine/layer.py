@@ -228,7 +228,9 @@ def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
     for info, array in zip(STEP_INFO, arrays, strict=True):
         # causal_mask holds -inf by design. Elsewhere a value past 1e150 would overflow when an
         # RMSNorm squares it and quietly give 0, so it counts as overflow too (NaN fails as well).
-        if info.name != "causal_mask" and not np.abs(array).max() < _OVERFLOW:
+        # (max and -min, not abs().max(): no temporary copy; NaN propagates through both)
+        if info.name != "causal_mask" and not (array.max() < _OVERFLOW
+                                               and -array.min() < _OVERFLOW):
             raise EngineError(f"the layer overflowed at step {info.index} ({info.name}); "
                               "use smaller inputs or weights")
     steps = []
@@ -259,9 +261,15 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     query_states = ops.apply_rope(query_normed.transpose(1, 0, 2), cos, sin)  # [H, T, d]
     key_states = ops.apply_rope(key_normed.transpose(1, 0, 2), cos, sin)  # [Hkv, T, d]
     value_states = value_proj.reshape(t, n_kv, d).transpose(1, 0, 2)  # [Hkv, T, d]
-    key_rep = np.repeat(key_states, config.group_size, axis=0)  # [H, T, d]: head h -> h // G
-    value_rep = np.repeat(value_states, config.group_size, axis=0)  # [H, T, d]
-    scores = (query_states @ key_rep.transpose(0, 2, 1)) * d**-0.5  # [H, T, T]
+    # GQA: query head h reads kv head h // G. K and V are written once, side by side, into the
+    # kv_repeat step itself; key_rep and value_rep are views of its two halves.
+    kv_repeat = np.empty((n_heads, t, 2 * d))  # [H, T, 2d]
+    kv_groups = kv_repeat.reshape(n_kv, config.group_size, t, 2 * d)  # a view: [Hkv, G, T, 2d]
+    kv_groups[..., :d] = key_states[:, None]
+    kv_groups[..., d:] = value_states[:, None]
+    key_rep, value_rep = kv_repeat[..., :d], kv_repeat[..., d:]  # [H, T, d] each
+    scores = query_states @ key_rep.transpose(0, 2, 1)  # [H, T, T]
+    scores *= d**-0.5  # in place: the same numbers without another [H, T, T] temporary
     if causal:
         masked = np.where(ops.causal_mask(t), -np.inf, scores)  # [H, T, T]
     else:
@@ -281,6 +289,6 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     output = residual_attn + mlp_output  # [T, D]
 
     return [hidden_states, normed, query_proj, key_proj, value_proj, query_normed, key_normed,
-            query_states, key_states, np.concatenate([key_rep, value_rep], axis=-1),
+            query_states, key_states, kv_repeat,
             scores, masked, probs, context, attn_output, residual_attn, normed2, gate, up,
             gate_act, gated, mlp_output, output]

@@ -42,21 +42,37 @@ def rotate_half(x: np.ndarray) -> np.ndarray:
 
 
 def apply_rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    """Rotate ``x [..., T, d]`` by position: ``x*cos + rotate_half(x)*sin``."""
-    return x * cos + rotate_half(x) * sin
+    """Rotate ``x [..., T, d]`` by position: ``x*cos + rotate_half(x)*sin``, C-ordered.
+
+    Computed half by half in place; ``a + (-b)`` is ``a - b`` exactly, so the numbers are those
+    of the formula.
+    """
+    half = x.shape[-1] // 2
+    out = np.multiply(x, cos, order="C")
+    out[..., :half] -= x[..., half:] * sin[..., :half]
+    out[..., half:] += x[..., :half] * sin[..., half:]
+    return out
 
 
 def softmax(scores: np.ndarray) -> np.ndarray:
     """Row softmax over the last axis; ``-inf`` entries get exactly 0."""
-    shifted = scores - np.max(scores, axis=-1, keepdims=True)
-    weights = np.exp(shifted)
-    return weights / np.sum(weights, axis=-1, keepdims=True)
+    weights = scores - np.max(scores, axis=-1, keepdims=True)
+    if weights.dtype.kind != "f":
+        weights = weights.astype(np.float64)
+    np.exp(weights, out=weights)  # in place: every fresh big temporary costs page faults
+    weights /= np.sum(weights, axis=-1, keepdims=True)
+    return weights
 
 
 def silu(x: np.ndarray) -> np.ndarray:
     """``x * sigmoid(x)``, written as ``x / (1 + exp(-x))`` like torch."""
     with np.errstate(over="ignore"):  # exp(-x) -> inf for very negative x gives the right 0
-        return x / (1.0 + np.exp(-x))
+        if np.ndim(x) == 0:
+            return x / (1.0 + np.exp(-x))
+        denominator = np.negative(x, dtype=np.result_type(x, 1.0))
+        np.exp(denominator, out=denominator)  # in place, as in softmax
+        denominator += 1.0
+        return np.divide(x, denominator, out=denominator)
 
 
 def causal_mask(t: int) -> np.ndarray:
