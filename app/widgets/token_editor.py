@@ -7,9 +7,11 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -71,11 +73,19 @@ class TokenEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 4)
         layout.addLayout(top)
+        # chips scroll inside a fixed two-line strip, so the editor never pushes the docks down
+        strip = QScrollArea()
+        strip.setWidget(self.chips)
+        strip.setWidgetResizable(True)
+        strip.setFrameShape(QFrame.Shape.NoFrame)
+        strip.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        strip.setFixedHeight(2 * self.fontMetrics().height() + 14)
         row = QHBoxLayout()
-        row.addWidget(self.chips, 1)
+        row.addWidget(strip, 1)
         row.addWidget(self.count, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(row)
 
+        self.setFixedHeight(self.sizeHint().height())
         self.line.textChanged.connect(self._on_text_changed)
         self.presets.activated.connect(self._on_preset_activated)
         self.retranslate()
