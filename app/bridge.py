@@ -15,6 +15,9 @@ from PySide6.QtCore import QObject, Signal
 from app.compute import Request, Result, compute, compute_convergence
 from app.scheduler import LatestWinsWorker
 
+#: Quiet time after a result before the slow convergence sweep starts.
+SWEEP_IDLE_S = 0.25
+
 
 class EngineBridge(QObject):
     """Owns the worker. ``result_ready`` and ``convergence_ready`` fire on the main thread,
@@ -65,7 +68,10 @@ class EngineBridge(QObject):
             result = Result(request.request_id, request.text,
                             error=f"internal error: {type(exc).__name__}: {exc}")
         self._worker_result.emit(result)
-        if not result.ok or (self._worker is not None and self._worker.has_pending()):
+        # The sweep runs the layer ~130 times (tens of ms). Start it only after the user paused
+        # typing, so a keystroke never waits behind it.
+        if not result.ok or (self._worker is not None
+                             and self._worker.wait_for_pending(SWEEP_IDLE_S)):
             return
         try:
             conv = compute_convergence(request, result)

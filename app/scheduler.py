@@ -39,6 +39,12 @@ class LatestWinsWorker(Generic[Req]):
         with self._cond:
             return self._has_pending
 
+    def wait_for_pending(self, timeout: float) -> bool:
+        """Block up to ``timeout`` seconds for a newer request; True if one arrived (or stop)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._has_pending or self._stopping, timeout)
+            return self._has_pending or self._stopping
+
     def idle(self) -> bool:
         with self._cond:
             return not self._busy and not self._has_pending

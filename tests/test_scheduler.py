@@ -55,3 +55,28 @@ def test_stop_finishes_the_running_compute_and_drops_the_waiting_one():
     worker.stop()  # joins: returns only after request 1 has finished
     assert not worker._thread.is_alive()
     assert seen == [1]
+
+
+def test_wait_for_pending_inside_work_sees_a_newer_request():
+    """The bridge calls it from inside a compute to give way before the slow sweep."""
+    outcomes: list[bool] = []
+    started = threading.Event()
+    done = threading.Event()
+
+    def work(request: int) -> None:
+        if request == 0:
+            outcomes.append(worker.wait_for_pending(0.01))  # nothing newer yet: times out
+            started.set()
+            outcomes.append(worker.wait_for_pending(5))  # request 1 arrives meanwhile
+        else:
+            done.set()
+
+    worker = LatestWinsWorker(work)
+    try:
+        worker.submit(0)
+        assert started.wait(5)
+        worker.submit(1)
+        assert done.wait(5)
+    finally:
+        worker.stop()
+    assert outcomes == [False, True]
