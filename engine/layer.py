@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -228,9 +229,10 @@ def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
     for info, array in zip(STEP_INFO, arrays, strict=True):
         # causal_mask holds -inf by design. Elsewhere a value past 1e150 would overflow when an
         # RMSNorm squares it and quietly give 0, so it counts as overflow too (NaN fails as well).
-        # (max and -min, not abs().max(): no temporary copy; NaN propagates through both)
-        if info.name != "causal_mask" and not (array.max() < _OVERFLOW
-                                               and -array.min() < _OVERFLOW):
+        # The sum of squares (one BLAS pass) is below 1e300 unless some value is past 1e150 or
+        # NaN/Inf; only then is the exact test run. max and -min: no abs() copy, NaN propagates.
+        if (info.name != "causal_mask" and not np.vdot(array, array) < _OVERFLOW**2
+                and not (array.max() < _OVERFLOW and -array.min() < _OVERFLOW)):
             raise EngineError(f"the layer overflowed at step {info.index} ({info.name}); "
                               "use smaller inputs or weights")
     steps = []
@@ -239,6 +241,22 @@ def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
         array.setflags(write=False)
         steps.append(Step(info, array))
     return LayerTrace(config=config, causal=causal, steps=tuple(steps))
+
+
+@lru_cache(maxsize=16)
+def _rope_tables(t: int, head_dim: int, theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """``ops.rope_tables`` for positions 0..t-1, kept read-only for the next keystroke."""
+    cos, sin = ops.rope_tables(np.arange(t), head_dim, theta)
+    cos.setflags(write=False)
+    sin.setflags(write=False)
+    return cos, sin
+
+
+@lru_cache(maxsize=16)
+def _causal_mask(t: int) -> np.ndarray:
+    mask = ops.causal_mask(t)
+    mask.setflags(write=False)
+    return mask
 
 
 def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
@@ -257,7 +275,7 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
                                 w["self_attn.q_norm.weight"], eps)  # [T, H, d]
     key_normed = ops.rms_norm(key_proj.reshape(t, n_kv, d),
                               w["self_attn.k_norm.weight"], eps)  # [T, Hkv, d]
-    cos, sin = ops.rope_tables(np.arange(t), d, config.rope_theta)  # [T, d]
+    cos, sin = _rope_tables(t, d, config.rope_theta)  # [T, d]
     query_states = ops.apply_rope(query_normed.transpose(1, 0, 2), cos, sin)  # [H, T, d]
     key_states = ops.apply_rope(key_normed.transpose(1, 0, 2), cos, sin)  # [Hkv, T, d]
     value_states = value_proj.reshape(t, n_kv, d).transpose(1, 0, 2)  # [Hkv, T, d]
@@ -271,7 +289,7 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     scores = query_states @ key_rep.transpose(0, 2, 1)  # [H, T, T]
     scores *= d**-0.5  # in place: the same numbers without another [H, T, T] temporary
     if causal:
-        masked = np.where(ops.causal_mask(t), -np.inf, scores)  # [H, T, T]
+        masked = np.where(_causal_mask(t), -np.inf, scores)  # [H, T, T]
     else:
         masked = scores.copy()
     probs = ops.softmax(masked)  # [H, T, T]
