@@ -1,19 +1,559 @@
-"""Placeholder until this panel lands (being written now)."""
+"""Attention flow: for one query token and one head, arcs from every key/value token into the
+query, their width and opacity growing with the attention weight.
+
+Drawn as an arc diagram: the tokens sit in a row, every link is a half ellipse above the row
+that ends at the query. Links are grouped into ``N_BUCKETS`` weight buckets, each one
+``PlotCurveItem(connect='pairs')``; the masked (future) links are one dashed grey curve. One
+``ScatterPlotItem`` draws every node. Changing the query or the head only redraws: the weights
+come from ``result.trace['attn_probs']``.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QCursor, QFont, QPen, QTextOption
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
 
+#: Weight buckets: bucket b holds weights with b/N ≤ √w < (b+1)/N (a square-root scale, so the
+#: small weights of a long row stay visible but thin).
+N_BUCKETS = 8
+#: Beyond this many tokens only the heaviest links are drawn (the caption says so).
+MAX_ARCS = 512
+#: Beyond this many masked links only a stride of them is drawn (dashed lines are slow).
+MAX_MASKED_ARCS = 32
+#: Tokens with a text label under their node; more tokens get a stride (the query always has one).
+MAX_LABELS = 64
+#: Pixels a rotated label needs beside its neighbour.
+LABEL_SPACING_PX = 15
+#: Labels are upright and carry the weight when every token gets this many pixels (and there
+#: are at most UPRIGHT_LABELS tokens); otherwise they are rotated and show index and text.
+UPRIGHT_PX = 52
+UPRIGHT_LABELS = 24
+#: Pixels: hovering this close to a node or a link shows its numbers.
+HOVER_PX = 9.0
+
+LINK_RGB = (33, 90, 180)
+QUERY_RGB = (230, 120, 20)
+MASKED_RGB = (165, 165, 165)
+LABEL_TEXT = (20, 20, 20)
+LABEL_MASKED = (140, 140, 140)
+LABEL_QUERY = (150, 65, 0)
+ARC_TOP = 1.0
+#: Half-width and height in pixels of the loop drawn for a token's link to itself.
+LOOP_PX = (11.0, 38.0)  # view units: height of the longest arc; the row of nodes is at y = 0
+
+
+def bucket_of(weights: np.ndarray) -> np.ndarray:
+    """The bucket index (0 … N_BUCKETS − 1) of each weight."""
+    w = np.clip(np.asarray(weights, dtype=np.float64), 0.0, 1.0)
+    return np.minimum((np.sqrt(w) * N_BUCKETS).astype(np.int64), N_BUCKETS - 1)
+
+
+def bucket_pen(bucket: int) -> QPen:
+    f = (bucket + 0.5) / N_BUCKETS
+    color = QColor(*LINK_RGB, int(35 + 220 * f))
+    pen = QPen(color)
+    pen.setWidthF(0.6 + 6.5 * f * f)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    pen.setCosmetic(True)
+    return pen
+
+
+def format_weight(w: float) -> str:
+    """At least four significant digits, however small the weight."""
+    if w == 0.0:
+        return "0"
+    return f"{w:.6f}" if w >= 1e-3 else f"{w:.4e}"
+
+
+def arc_points(keys: np.ndarray, query: int, n_tokens: int, samples: int,
+               loop: tuple[float, float] = (0.2, 0.15)) -> np.ndarray:
+    """[K, samples, 2] points of the arcs from each key to ``query``: half ellipses above the
+    row whose height grows with the distance; a key equal to the query gets a teardrop loop of
+    half-width ``loop[0]`` and height ``loop[1]`` (view units) standing on the node."""
+    keys = np.asarray(keys, dtype=np.float64)
+    s = np.linspace(0.0, 1.0, samples)
+    span = max(n_tokens - 1, 1)
+    dist = np.abs(keys - query)
+    height = 0.12 + (ARC_TOP - 0.12) * dist / span  # [K]
+    mid = (keys + query) / 2
+    half = (keys - query) / 2
+    x = mid[:, None] + half[:, None] * np.cos(np.pi * s)[None, :]
+    y = height[:, None] * np.sin(np.pi * s)[None, :]
+    self_loop = dist == 0
+    if self_loop.any():
+        x[self_loop] = query + loop[0] * np.sin(2 * np.pi * s)[None, :]
+        y[self_loop] = loop[1] * np.sin(np.pi * s)[None, :]
+    return np.stack([x, y], axis=-1)
+
+
+def pairs(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x, y arrays for ``connect='pairs'`` from [K, S, 2] polylines (one segment per pair)."""
+    if points.shape[0] == 0:
+        return np.zeros(0), np.zeros(0)
+    seg = np.stack([points[:, :-1], points[:, 1:]], axis=2)  # [K, S-1, 2, 2]
+    flat = seg.reshape(-1, 2)
+    return np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
+
 
 class AttentionGraphPanel(Panel):
+    """Arcs into one query token for one head; masked links dashed and grey."""
+
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
-        self.label = QLabel()
-        self.set_body(self.label)
+        body = QWidget()
+        self.query_label = QLabel()
+        self.query_box = QComboBox()
+        self.query_box.setObjectName("attnQueryBox")
+        self.query_box.setMinimumContentsLength(8)
+        self.query_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.head_label = QLabel()
+        self.head_box = QSpinBox()
+        self.head_box.setObjectName("attnHeadBox")
+        self.gqa_note = QLabel()
+        self.gqa_note.setObjectName("attnGqaNote")
+        self.gqa_note.setWordWrap(True)
+        self.caption = QLabel()
+        self.caption.setObjectName("attnCaption")
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.setWordWrap(True)
+        self.readout = QLabel(" ")
+        self.readout.setObjectName("attnReadout")
+        self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
+        self.graph = pg.PlotWidget()
+        self.graph.setObjectName("attnGraph")
+        self.graph.setMinimumHeight(160)
+        self.plot = self.graph.getPlotItem()
+        self.plot.hideAxis("left")
+        self.plot.hideAxis("bottom")
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.getViewBox().setMouseEnabled(x=False, y=False)
+        self.plot.getViewBox().setDefaultPadding(0.0)
+
+        self.bucket_curves: list[pg.PlotCurveItem] = []
+        for b in range(N_BUCKETS):
+            curve = pg.PlotCurveItem(connect="pairs", pen=bucket_pen(b), antialias=True)
+            curve.setZValue(1 + b)
+            self.plot.addItem(curve)
+            self.bucket_curves.append(curve)
+        masked_pen = QPen(QColor(*MASKED_RGB, 200))
+        masked_pen.setWidthF(1.2)
+        masked_pen.setStyle(Qt.PenStyle.DashLine)
+        masked_pen.setCosmetic(True)
+        self.masked_curve = pg.PlotCurveItem(connect="pairs", pen=masked_pen, antialias=True)
+        self.masked_curve.setZValue(0)
+        self.plot.addItem(self.masked_curve)
+        self.nodes = pg.ScatterPlotItem(pxMode=True)
+        self.nodes.setZValue(20)
+        self.plot.addItem(self.nodes)
+        self.masked_text = pg.TextItem(color=QColor(110, 110, 110), anchor=(0.0, 1.0),
+                                       fill=QColor(255, 255, 255, 210))
+        self.masked_text.setZValue(21)
+        self.plot.addItem(self.masked_text)
+        self._label_items: list[pg.TextItem] = []
+        self._label_px = 60
+        self._label_y = 0.0
+        self._view: tuple = ()
+        self._loop = (0.2, 0.15)  # the self-link's size in view units (set from LOOP_PX)
+        self._masked_at = (0.0, 0.0)  # where the "masked" caption wants to start
+        self._brushes = [QBrush(QColor(*LINK_RGB, int(40 + 215 * (b + 0.5) / N_BUCKETS)))
+                         for b in range(N_BUCKETS)]
+        self._brushes += [QBrush(QColor(235, 235, 235)), QBrush(QColor(*QUERY_RGB))]
+        #: node outlines: a visible key, a masked key (dashed), the query
+        self._pens = [pg.mkPen(QColor(*LINK_RGB), width=1),
+                      pg.mkPen(QColor(*MASKED_RGB), width=1, style=Qt.PenStyle.DashLine),
+                      pg.mkPen(QColor(140, 60, 0), width=2)]
+        self._label_font = QFont()
+        self._label_font.setPointSizeF(max(self._label_font.pointSizeF(), 9.0))
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.query_label)
+        controls.addWidget(self.query_box, 1)
+        controls.addSpacing(8)
+        controls.addWidget(self.head_label)
+        controls.addWidget(self.head_box)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(controls)
+        layout.addWidget(self.gqa_note)
+        layout.addWidget(self.graph, 1)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.readout)
+        self.set_body(body)
+
+        # what is on screen (tests read these; float64 so hover shows exact numbers)
+        #: attention weights of the shown row, [T]
+        self.weights: np.ndarray | None = None
+        #: raw scores q·k/√d of the shown row, [T]
+        self.scores: np.ndarray | None = None
+        #: True where the key is masked (the future under the causal mask), [T]
+        self.masked: np.ndarray = np.zeros(0, dtype=bool)
+        #: key token indices drawn in each weight bucket
+        self.edge_keys: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * N_BUCKETS
+        #: masked key token indices drawn dashed
+        self.masked_keys: np.ndarray = np.zeros(0, dtype=np.int64)
+        self._drawn_stride = 1
+        self.shown_head = -1
+        self.shown_query = -1
+        self._tokens: tuple[str, ...] = ()
+        self._hover_keys = np.zeros(0, dtype=np.int64)
+        self._hover_pts = np.zeros((0, 2))
+        self._hover_key = -2
+
+        self.query_box.currentIndexChanged.connect(self._on_query_box)
+        self.head_box.valueChanged.connect(self.state.set_head)
+        self.nodes.sigClicked.connect(self._on_node_clicked)
+        self.graph.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.plot.getViewBox().sigResized.connect(self._on_view_resized)
+        state.selection_changed.connect(self._on_selection_changed)
+        state.inputs_changed.connect(self._on_inputs_changed)
+        self.retranslate()
+
+    # ----- strings -----
+    def retranslate(self) -> None:
+        self.query_label.setText(self.tr("Query token:"))
+        self.head_label.setText(self.tr("Head:"))
+        self.query_box.setToolTip(self.tr("The token that reads (click a node to choose it)"))
+        self.head_box.setToolTip(self.tr("Query head; shared with the step heatmap"))
+        self.masked_text.setText(self.tr("masked (future)"))
+        self.graph.setToolTip("")
+
+    # ----- state -> view -----
+    def _on_selection_changed(self, field: str) -> None:
+        if field in ("head", "query"):
+            self.request_redraw()
+
+    def _on_inputs_changed(self) -> None:
+        self._hover_key = -2
+
+    def _on_query_box(self, index: int) -> None:
+        if index >= 0:
+            self.state.set_query(index)
+
+    def _on_node_clicked(self, _item: object, points: list, _event: object = None) -> None:
+        if len(points):
+            self.state.set_query(int(points[0].data()))
+
+    def _sync_controls(self, result: Result) -> None:
+        tokens = result.tokens
+        config = result.trace.config
+        if tokens != self._tokens:
+            self._tokens = tokens
+            self.query_box.blockSignals(True)
+            self.query_box.clear()
+            self.query_box.addItems([f"{i}  {t}" for i, t in enumerate(tokens)])
+            self.query_box.blockSignals(False)
+        self.query_box.blockSignals(True)
+        self.query_box.setCurrentIndex(self.state.query)
+        self.query_box.blockSignals(False)
+        self.head_box.blockSignals(True)
+        self.head_box.setRange(0, config.num_attention_heads - 1)
+        self.head_box.setValue(self.state.head)
+        self.head_box.blockSignals(False)
+
+    def gqa_text(self, head: int) -> str:
+        config = self.state.result.trace.config if self.state.result else self.state.config
+        g = config.group_size
+        kv = head // g
+        if g == 1:
+            return self.tr("MHA: query head %1 has its own key/value head %2.").replace(
+                "%1", str(head)).replace("%2", str(kv))
+        others = [h for h in range(kv * g, kv * g + g) if h != head]
+        return self.tr("GQA: query head %1 reads kv head %2, shared with query head(s) %3 — "
+                       "same K and V, different weights because q differs.").replace(
+            "%1", str(head)).replace("%2", str(kv)).replace(
+            "%3", ", ".join(str(h) for h in others))
+
+    def _on_view_resized(self, _vb: object = None) -> None:
+        """Pixel-sized parts (label stride and room, the self-loop) follow the new size."""
+        self._fit_view()
+        result = self.state.result
+        if self.weights is not None and result is not None and result.ok and self.is_current:
+            self.redraw(result)
+
+    # ----- drawing -----
     def redraw(self, result: Result) -> None:
-        self.label.setText(f"{len(result.tokens)} tokens")
+        trace = result.trace
+        self._sync_controls(result)
+        head, query = self.state.head, self.state.query
+        n = len(result.tokens)
+        weights = trace["attn_probs"][head, query]  # [T] float64, read-only
+        scores = trace["attn_scores"][head, query]  # [T]
+        masked = np.isneginf(trace["causal_mask"][head, query])  # [T]
+        self.weights, self.scores, self.masked = weights, scores, masked
+        self.shown_head, self.shown_query = head, query
+        self.gqa_note.setText(self.gqa_text(head))
+
+        # links: the visible keys, bucketed by weight; beyond MAX_ARCS only the heaviest
+        visible = np.flatnonzero(~masked)
+        capped = visible.size > MAX_ARCS
+        if capped:
+            order = np.argsort(weights[visible], kind="stable")[::-1][:MAX_ARCS]
+            visible = np.sort(visible[order])
+        samples = 40 if n <= 64 else 24
+        points = arc_points(visible, query, n, samples, self._loop)  # [K, S, 2]
+        buckets = bucket_of(weights[visible])
+        self.edge_keys = []
+        for b, curve in enumerate(self.bucket_curves):
+            sel = buckets == b
+            self.edge_keys.append(visible[sel])
+            x, y = pairs(points[sel])
+            curve.setData(x=x, y=y)
+
+        hidden = np.flatnonzero(masked)
+        if hidden.size > MAX_MASKED_ARCS:
+            stride = math.ceil(hidden.size / MAX_MASKED_ARCS)
+            hidden = hidden[::stride]
+        self.masked_keys = hidden
+        mpoints = arc_points(hidden, query, n, samples, self._loop)
+        x, y = pairs(mpoints)
+        self.masked_curve.setData(x=x, y=y)
+        if masked.any():
+            # above the apex of the outermost masked arc: only masked arcs reach there
+            last = int(np.flatnonzero(masked)[-1])
+            apex = arc_points(np.array([last]), query, n, 3)[0, 1]
+            self._masked_at = (query + 0.3, float(apex[1]) + 0.03)  # _fit_view places it
+            self.masked_text.setVisible(True)
+        else:
+            self.masked_text.setVisible(False)
+
+        self._hover_keys = np.concatenate([visible, hidden]).astype(np.int64)
+        self._hover_pts = np.concatenate([points, mpoints], axis=0)  # [K, S, 2]
+
+        self._draw_nodes(weights, masked, query, n)
+        self._draw_labels(result.tokens, weights, masked, query)
+        self._fit_view()
+        self._draw_caption(result, head, query, n, capped, visible.size)
+        if self._hover_key >= -1:
+            self._show_hover(self._hover_key, tooltip=False)
+
+    def _draw_nodes(self, weights: np.ndarray, masked: np.ndarray, query: int, n: int) -> None:
+        size = 15 if n <= 32 else (10 if n <= 128 else 6)
+        table = self._brushes  # N_BUCKETS link fills, then masked, then query
+        kind = np.where(masked, N_BUCKETS, bucket_of(weights))
+        kind[query] = N_BUCKETS + 1
+        brushes = [table[k] for k in kind.tolist()]
+        sizes = np.full(n, size, dtype=np.float64)
+        sizes[query] = size * 1.45
+        if n <= 128:
+            pens = [self._pens[min(k - N_BUCKETS, 1) + 1 if k >= N_BUCKETS else 0]
+                    for k in kind.tolist()]
+        else:  # thousands of per-spot pens are slow; tiny nodes need no outline style
+            pens = self._pens[0]
+        self.nodes.setData(x=np.arange(n, dtype=np.float64), y=np.zeros(n), size=sizes,
+                           brush=brushes, pen=pens, data=np.arange(n), symbol="o")
+
+    def _new_label(self) -> pg.TextItem:
+        item = pg.TextItem(anchor=(0.5, 0.0))
+        item.setFont(self._label_font)
+        item.textItem.document().setDefaultTextOption(QTextOption(Qt.AlignmentFlag.AlignHCenter))
+        item.setZValue(22)
+        item.shown_as = None  # (text, upright) and colour: skip Qt calls when nothing changed
+        item.shown_color = None
+        self.plot.addItem(item)
+        return item
+
+    def _set_label(self, item: pg.TextItem, i: int, text: str, color: tuple[int, int, int],
+                   upright: bool) -> None:
+        key = (text, upright)
+        if item.shown_as != key:
+            item.shown_as = key
+            item.setText(text)
+            doc = item.textItem.document()
+            doc.setTextWidth(-1)
+            doc.setTextWidth(doc.idealWidth())  # centre the lines under the node
+            item.setAngle(0 if upright else 90)
+            item.setAnchor((0.5, 0.0) if upright else (1.0, 0.5))
+        if item.shown_color != color:
+            item.shown_color = color
+            item.setColor(QColor(*color))
+        if item.pos().x() != i or item.pos().y() != self._label_y:
+            item.setPos(float(i), self._label_y)  # _fit_view keeps it below the node
+        item.setVisible(True)
+
+    def _draw_labels(self, tokens: tuple[str, ...], weights: np.ndarray, masked: np.ndarray,
+                     query: int) -> None:
+        """Every token's label up to MAX_LABELS tokens; beyond, every k-th (always the same
+        items, so moving the query re-lays out nothing) plus the query's own label."""
+        n = len(tokens)
+        width = self.plot.getViewBox().width()
+        upright = n <= UPRIGHT_LABELS and (width <= 0 or width / n >= UPRIGHT_PX)
+        stride = self._label_stride(n)
+        self._drawn_stride = stride
+        idx = np.arange(0, n, stride)
+        while len(self._label_items) < idx.size + 1:
+            self._label_items.append(self._new_label())
+        query_item, items = self._label_items[0], self._label_items[1:]
+        shown = []
+        for item, i in zip(items, idx.tolist(), strict=False):
+            if i == query or (stride > 1 and abs(i - query) < stride / 2):
+                item.setVisible(False)  # the query's own label stands here
+                continue
+            self._set_label(item, i, self._label_text(tokens, weights, masked, i, upright),
+                            LABEL_MASKED if masked[i] else LABEL_TEXT, upright)
+            shown.append(item)
+        for item in items[idx.size:]:
+            item.setVisible(False)
+        self._set_label(query_item, query,
+                        self._label_text(tokens, weights, masked, query, upright),
+                        LABEL_QUERY, upright)
+        shown.append(query_item)
+        #: the token labels on screen, left to right (tests read them)
+        self.label_texts = [item.toPlainText() for item in
+                            sorted(shown, key=lambda item: item.pos().x())]
+        rects = [item.textItem.boundingRect() for item in shown]
+        extent = max((r.height() if upright else r.width()) for r in rects)
+        self._label_px = int(min(extent, 160) + 16)
+
+    def _label_stride(self, n: int) -> int:
+        """1 (every token) up to MAX_LABELS tokens if they fit side by side, else every k-th:
+        rotated labels need about LABEL_SPACING_PX each."""
+        width = self.plot.getViewBox().width()
+        budget = MAX_LABELS if width <= 0 else min(MAX_LABELS,
+                                                  max(4, int(width / LABEL_SPACING_PX)))
+        return 1 if n <= budget else math.ceil(n / budget)
+
+    def _label_text(self, tokens: tuple[str, ...], weights: np.ndarray, masked: np.ndarray,
+                    i: int, upright: bool) -> str:
+        token = tokens[i]
+        if len(token) > 12:
+            token = token[:11] + "…"
+        if upright:
+            token = token if len(token) <= 7 else token[:6] + "…"
+            value = self.tr("masked") if masked[i] else f"{weights[i]:.3f}"
+            return f"{i}\n{token}\n{value}"
+        return f"{i} {token}"  # masked ones: grey, and one "masked" caption above
+
+    def _fit_view(self) -> None:
+        """Tokens fill the width; below the row keep room (in pixels) for the labels, above the
+        arcs room for the "masked" caption."""
+        vb = self.plot.getViewBox()
+        n = self.weights.size if self.weights is not None else 1
+        height = max(vb.height(), 60.0)
+        top_px, bottom_px = 24.0, float(self._label_px)
+        inner = max(height - top_px - bottom_px, 20.0)
+        # arcs no taller than half the width read as arcs, not spikes: spare height goes on top
+        arcs = min(inner, max(0.5 * vb.width(), 80.0))
+        top_px += inner - arcs
+        per_px = (ARC_TOP + 0.02) / arcs
+        pad = max(0.8, 12.0 * n / max(vb.width(), 50.0))  # ≥ 12 px beside the end nodes
+        view = ((-pad, n - 1 + pad), (-bottom_px * per_px, ARC_TOP + 0.02 + top_px * per_px))
+        if view != self._view:
+            self._view = view
+            vb.setRange(xRange=view[0], yRange=view[1], padding=0)
+        per_px_x = (view[0][1] - view[0][0]) / max(vb.width(), 1.0)
+        # the "masked" caption starts just right of the query, over the masked arcs (the past
+        # arcs are all to the left); near the right edge it slides left to stay in view
+        text_w = self.masked_text.textItem.boundingRect().width() * per_px_x
+        left = min(self._masked_at[0], view[0][1] - text_w)
+        self.masked_text.setPos(left, self._masked_at[1])
+        self._loop = (LOOP_PX[0] * per_px_x, LOOP_PX[1] * per_px)
+        below = -12.0 * per_px
+        if below != self._label_y:
+            self._label_y = below
+            for item in self._label_items:
+                if item.isVisible():
+                    item.setPos(item.pos().x(), below)
+
+    def _draw_caption(self, result: Result, head: int, query: int, n: int, capped: bool,
+                      drawn: int) -> None:
+        entropy = float(result.entropy[head, query])
+        causal = result.trace.causal
+        seen = query + 1 if causal else n
+        bound = math.log(seen)
+        top = int(np.argmax(self.weights))
+        parts = [
+            self.tr("entropy H = %1 nats").replace("%1", f"{entropy:.4f}"),
+            (self.tr("causal bound log(%1 + 1) = %2") if causal
+             else self.tr("bound with the mask off log T = log %1 = %2")).replace(
+                "%1", str(query if causal else n)).replace("%2", f"{bound:.4f}"),
+            self.tr("strongest: %1 “%2” %3").replace("%1", str(top)).replace(
+                "%2", result.tokens[top]).replace("%3", format_weight(float(self.weights[top]))),
+        ]
+        lines = [" · ".join(parts)]
+        legend = self.tr("orange = the query; line width and opacity grow with the weight "
+                         "(√ scale, %1 steps)")
+        legend = legend.replace("%1", str(N_BUCKETS))
+        if causal:
+            legend += self.tr("; grey dashed = masked future token (weight 0)")
+        else:
+            lines.append("<span style='color:#b00020'>" + self.tr(
+                "Causal mask off: every token also reads the future (View ▸ Causal mask, M).")
+                + "</span>")
+        if capped:
+            legend += self.tr("; showing the %1 heaviest of %2 links").replace(
+                "%1", str(drawn)).replace("%2", str(int((~self.masked).sum())))
+        lines.append(f"<span style='color:#666'>{legend}</span>")
+        self.caption.setText("<br>".join(lines))
+
+    # ----- hover -----
+    def key_at(self, scene_pos: QPointF) -> int:
+        """The key token under the mouse (a node or a link), or −1."""
+        if self.weights is None or not self.plot.sceneBoundingRect().contains(scene_pos):
+            return -1
+        vb = self.plot.getViewBox()
+        p = vb.mapSceneToView(scene_pos)
+        px, py = vb.viewPixelSize()
+        if px <= 0 or py <= 0:
+            return -1
+        n = self.weights.size
+        node_d = np.hypot((np.arange(n) - p.x()) / px, p.y() / py)
+        best = int(np.argmin(node_d))
+        best_d = float(node_d[best])
+        if self._hover_keys.size:
+            d = np.hypot((self._hover_pts[..., 0] - p.x()) / px,
+                         (self._hover_pts[..., 1] - p.y()) / py).min(axis=1)
+            k = int(np.argmin(d))
+            if d[k] < best_d - 2:  # nodes win ties: they sit on top of every link's end
+                best, best_d = int(self._hover_keys[k]), float(d[k])
+        return best if best_d <= HOVER_PX else -1
+
+    def _on_mouse_moved(self, scene_pos: QPointF) -> None:
+        key = self.key_at(scene_pos)
+        if key != self._hover_key:
+            self._hover_key = key
+            self._show_hover(key, tooltip=True)
+
+    def hover_text(self, key: int) -> str:
+        result = self.state.result
+        if key < 0 or result is None or self.weights is None or key >= self.weights.size:
+            return ""
+        q, h = self.shown_query, self.shown_head
+        text = self.tr("key %1 “%2” → query %3 “%4”, head %5: weight %6").replace(
+            "%1", str(key)).replace("%2", result.tokens[key]).replace(
+            "%3", str(q)).replace("%4", result.tokens[q]).replace("%5", str(h)).replace(
+            "%6", format_weight(float(self.weights[key])))
+        if self.masked[key]:
+            text += self.tr(" (masked: score −∞ before the softmax)")
+        else:
+            text += self.tr(" · score q·k/√d = %1").replace("%1", f"{self.scores[key]:.6f}")
+        return text
+
+    def _show_hover(self, key: int, *, tooltip: bool) -> None:
+        text = self.hover_text(key)
+        self.readout.setText(text or self.tr("Hover a token or a link for its exact weight; "
+                                             "click a token to make it the query."))
+        if tooltip:
+            if text:
+                QToolTip.showText(QCursor.pos(), text, self.graph)
+            else:
+                QToolTip.hideText()

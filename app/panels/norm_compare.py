@@ -1,19 +1,468 @@
-"""Placeholder until this panel lands (being written now)."""
+"""LayerNorm vs RMSNorm for one token at one point of the layer, and the projection reading.
+
+The vector is a row of the result (``embed`` or ``resid_attn``: the inputs of the layer's two
+RMSNorms). ``engine.norms.compare_norms`` gives both norms with γ = 1 and the layer's ε, their
+statistics and the distances to the constraint sets (PAPER.md E5, E10); the panel only reads
+them. The layer's own RMSNorm·γ is checked against the trace row it must equal.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
+from engine.norms import NormComparison, VectorStats, compare_norms
+
+#: point of the layer -> (the RMSNorm step that reads it, its weight, depth time)
+POINTS: dict[str, tuple[str, str, str]] = {
+    "embed": ("input_layernorm", "input_layernorm.weight", "t = 0"),
+    "resid_attn": ("post_attention_layernorm", "post_attention_layernorm.weight", "t = ½"),
+}
+#: Up to this many features the chart is grouped bars; beyond, one line per series.
+MAX_BAR_FEATURES = 64
+
+#: series -> colour
+COLOURS = {
+    "v": (150, 150, 150),
+    "ln": (230, 120, 20),
+    "rms": (33, 90, 180),
+    "layer": (27, 127, 59),
+}
+EXACT_STYLE = ("QLabel { background: #1b7f3b; color: white; font-weight: bold;"
+               " border-radius: 4px; padding: 1px 6px; }")
+NOT_EXACT_STYLE = ("QLabel { background: #8a8a8a; color: white; font-weight: bold;"
+                   " border-radius: 4px; padding: 1px 6px; }")
+
+#: The one-line explanation in both languages (the state's language picks one).
+IDENTITY_TEXT = {
+    "en": "LayerNorm is RMSNorm of the centred vector: LN(v) = RMSNorm(v − mean v). "
+          "RMSNorm keeps the mean, LayerNorm removes it.",
+    "zh": "LayerNorm 就是对去均值后的向量做 RMSNorm：LN(v) = RMSNorm(v − mean v)。"
+          "RMSNorm 保留均值，LayerNorm 把它去掉。",
+}
+
+
+def format_number(x: float) -> str:
+    """Seven significant digits (so 0.9999995 is not shown as 1); a rounding residue stays
+    visible as such (2.8e-17)."""
+    if x != 0 and abs(x) < 1e-9:
+        return f"{x:.1e}"
+    return f"{x:.7g}"
+
+
+def stats_row(stats: VectorStats) -> tuple[str, str, str]:
+    return format_number(stats.mean), format_number(stats.std), format_number(stats.rms)
+
+
+def badge(label: QLabel, exact: bool, paper_id: str, other: str) -> None:
+    """EXACT (green) or ``other`` (grey), with the PAPER.md id; style sheets only on change."""
+    text = f"EXACT · {paper_id}" if exact else f"{other} · {paper_id}"
+    if label.text() != text:
+        label.setText(text)
+        label.setStyleSheet(EXACT_STYLE if exact else NOT_EXACT_STYLE)
 
 
 class NormComparePanel(Panel):
+    """Input v, LN(v) and RMSNorm(v) side by side, their statistics, the projection reading."""
+
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
-        self.label = QLabel()
-        self.set_body(self.label)
+        body = QWidget()
+        self.token_label = QLabel()
+        self.token_box = QComboBox()
+        self.token_box.setObjectName("normTokenBox")
+        self.token_box.setMinimumContentsLength(6)
+        self.token_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.point_label = QLabel()
+        self.point_box = QComboBox()
+        self.point_box.setObjectName("normPointBox")
+        for key in POINTS:
+            self.point_box.addItem("", key)
+        self.identity = QLabel()
+        self.identity.setObjectName("normIdentity")
+        self.identity.setWordWrap(True)
+        self.identity.setStyleSheet("color: #333;")
+
+        self.graph = pg.PlotWidget()
+        self.graph.setObjectName("normGraph")
+        self.graph.setMinimumHeight(110)
+        # no size hint of its own: the chart takes what the text leaves, down to its minimum
+        self.graph.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        self.plot = self.graph.getPlotItem()
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.getViewBox().setMouseEnabled(x=False, y=False)
+        self.plot.showGrid(y=True, alpha=0.25)
+        self.plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen((90, 90, 90), width=1)))
+        self.mean_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(
+            (120, 120, 120), width=1, style=Qt.PenStyle.DashLine))
+        self.plot.addItem(self.mean_line)
+        self.bars: dict[str, pg.BarGraphItem] = {}
+        self.lines: dict[str, pg.PlotDataItem] = {}
+        for key, rgb in COLOURS.items():
+            bar = pg.BarGraphItem(x=[], height=[], width=0.2, brush=QColor(*rgb),
+                                  pen=pg.mkPen(QColor(*rgb).darker(130), width=0.5))
+            line = pg.PlotDataItem(pen=pg.mkPen(QColor(*rgb), width=1.5))
+            self.plot.addItem(bar)
+            self.plot.addItem(line)
+            self.bars[key], self.lines[key] = bar, line
+        self.legend = QLabel()
+        self.legend.setObjectName("normLegend")
+        self.legend.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.show_layer = QCheckBox()
+        self.show_layer.setObjectName("normShowLayer")
+
+        self.table = QTableWidget(4, 3)
+        self.table.setObjectName("normTable")
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        for r in range(4):
+            for c in range(3):
+                item = QTableWidgetItem("")
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, c, item)
+        # the teaching point in the table: LN's mean is 0 (to rounding) and its std 1, RMSNorm's
+        # RMS is 1
+        for r, c in ((1, 0), (1, 1), (2, 2)):
+            item = self.table.item(r, c)
+            font = item.font()
+            font.setBold(True)
+            item.setFont(font)
+
+        self.proj_title = QLabel()
+        self.proj_title.setStyleSheet("font-weight: bold;")
+        self.proj_title.setWordWrap(True)
+        self.ln_text, self.rms_text, self.centred_text = QLabel(), QLabel(), QLabel()
+        self.ln_badge, self.rms_badge, self.centred_badge = QLabel(), QLabel(), QLabel()
+        self.ln_text.setObjectName("normLnDistance")
+        self.rms_text.setObjectName("normRmsDistance")
+        self.centred_text.setObjectName("normCentred")
+        self.ln_badge.setObjectName("normLnBadge")
+        self.rms_badge.setObjectName("normRmsBadge")
+        self.centred_badge.setObjectName("normCentredBadge")
+        self.match_text = QLabel()
+        self.match_text.setObjectName("normLayerMatch")
+        self.match_text.setWordWrap(True)
+        for label in (self.ln_text, self.rms_text, self.centred_text, self.match_text):
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        for label in (self.ln_text, self.rms_text, self.centred_text):
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setWordWrap(True)
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.token_label)
+        controls.addWidget(self.token_box, 1)
+        controls.addSpacing(6)
+        controls.addWidget(self.point_label)
+        controls.addWidget(self.point_box, 2)
+        legend_row = QHBoxLayout()
+        legend_row.addWidget(self.legend, 1)
+        legend_row.addWidget(self.show_layer)
+        proj = QGridLayout()
+        proj.setHorizontalSpacing(6)
+        proj.setVerticalSpacing(2)
+        proj.addWidget(self.proj_title, 0, 0, 1, 2)
+        for row, (text, bdg) in enumerate(((self.ln_text, self.ln_badge),
+                                           (self.rms_text, self.rms_badge),
+                                           (self.centred_text, self.centred_badge)), start=1):
+            proj.addWidget(bdg, row, 0, Qt.AlignmentFlag.AlignTop)
+            proj.addWidget(text, row, 1)
+        proj.setColumnStretch(1, 1)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(3)
+        layout.addLayout(controls)
+        layout.addWidget(self.identity)
+        layout.addWidget(self.graph, 1)
+        layout.addLayout(legend_row)
+        layout.addWidget(self.table)
+        layout.addWidget(self.match_text)
+        layout.addLayout(proj)
+        # small docks scroll instead of squashing the chart or cutting the projection lines
+        scroll = QScrollArea()
+        scroll.setObjectName("normScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(body)
+        scroll.viewport().installEventFilter(self)
+        body.installEventFilter(self)
+        self._scroll, self._content = scroll, body
+        self.set_body(scroll)
+
+        #: what is on screen (tests read these)
+        self.comparison: NormComparison | None = None  # γ = 1, ε of the layer
+        self.layer_rms: np.ndarray | None = None  # RMSNorm(v)·γ with the layer's own γ
+        self.layer_row: np.ndarray | None = None  # the trace row it must equal
+        self.shown_query = -1
+        self._hover_feature = -1
+        self._tokens: tuple[str, ...] = ()
+
+        self.token_box.currentIndexChanged.connect(self._on_token_box)
+        self.point_box.currentIndexChanged.connect(lambda _i: self.request_redraw())
+        self.show_layer.toggled.connect(self._on_show_layer)
+        self.graph.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        state.selection_changed.connect(self._on_selection_changed)
+        state.language_changed.connect(lambda _lang: self._set_identity())
+        self.retranslate()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (event.type() == QEvent.Type.Resize and watched is self._scroll.viewport()) or \
+                (event.type() == QEvent.Type.LayoutRequest and watched is self._content):
+            self._fit_content()
+        return super().eventFilter(watched, event)
+
+    def _fit_content(self) -> None:
+        """Wrapped labels need more height when the dock is narrow; tell the scroll area, or
+        a short dock would squeeze the widgets on top of each other instead of scrolling."""
+        layout = self._content.layout()
+        width = self._scroll.viewport().width()
+        # the chart's size hint is ignored (0) in heightForWidth: add its minimum
+        need = layout.heightForWidth(width) + self.graph.minimumHeight()
+        if need != self._content.minimumHeight():
+            self._content.setMinimumHeight(need)
+
+    # ----- strings -----
+    @property
+    def point(self) -> str:
+        """The layer point shown: "embed" or "resid_attn"."""
+        return self.point_box.currentData()
+
+    def set_point(self, point: str) -> None:
+        self.point_box.setCurrentIndex(list(POINTS).index(point))
+
+    def retranslate(self) -> None:
+        self.token_label.setText(self.tr("Token:"))
+        self.point_label.setText(self.tr("Vector:"))
+        self.point_box.setItemText(0, self.tr("embed (t = 0)"))
+        self.point_box.setItemText(1, self.tr("resid_attn (t = ½)"))
+        self.point_box.setToolTip(self.tr(
+            "The vectors the layer's two RMSNorms read: embed goes into input_layernorm, "
+            "resid_attn into post_attention_layernorm"))
+        self.show_layer.setText(self.tr("show the layer's RMSNorm·γ"))
+        self.show_layer.setToolTip(self.tr("Also draw the layer's own RMSNorm with its weight γ "
+                                           "(the row of its norm step)"))
+        self.table.setHorizontalHeaderLabels([self.tr("mean"), self.tr("std"), self.tr("RMS")])
+        self.table.setVerticalHeaderLabels(["v", "LN(v)", "RMSNorm(v)", "RMSNorm(v)·γ"])
+        self.table.setToolTip(self.tr("std is the population std (1/d), as LayerNorm uses; "
+                                      "the length is ‖u‖ = √d · RMS"))
+        self.proj_title.setText(self.tr("Distance from v (normalisation as projection, "
+                                        "ε = 0, γ = 1):"))
+        self.plot.setLabel("bottom", self.tr("feature"))
+        self.mean_line.setToolTip(self.tr("mean of v"))
+        self._set_legend()
+        self._set_identity()
+
+    def _set_legend(self) -> None:
+        """The colour key; while the mouse is over a feature, that feature's numbers."""
+        self._hover_feature = -1
+        entries = [("v", "v"), ("ln", "LN(v)"), ("rms", "RMSNorm(v)")]
+        if self.show_layer.isChecked():
+            entries.append(("layer", "RMSNorm(v)·γ"))
+        self.legend.setText(" &nbsp; ".join(
+            f"<span style='color:rgb{COLOURS[key]}'>■</span> {name}" for key, name in entries))
+
+    def _set_identity(self) -> None:
+        self.identity.setText(IDENTITY_TEXT.get(self.state.language, IDENTITY_TEXT["en"]))
+
+    # ----- state -> view -----
+    def _on_selection_changed(self, field: str) -> None:
+        if field == "query":
+            self.request_redraw()
+
+    def _on_show_layer(self, _on: bool) -> None:
+        self._set_legend()
+        self.request_redraw()
+
+    def _on_token_box(self, index: int) -> None:
+        if index >= 0:
+            self.state.set_query(index)
+
+    def _sync_controls(self, result: Result) -> None:
+        if result.tokens != self._tokens:
+            self._tokens = result.tokens
+            self.token_box.blockSignals(True)
+            self.token_box.clear()
+            self.token_box.addItems([f"{i}  {t}" for i, t in enumerate(result.tokens)])
+            self.token_box.blockSignals(False)
+        self.token_box.blockSignals(True)
+        self.token_box.setCurrentIndex(self.state.query)
+        self.token_box.blockSignals(False)
 
     def redraw(self, result: Result) -> None:
-        self.label.setText(f"{len(result.tokens)} tokens")
+        self._sync_controls(result)
+        trace = result.trace
+        config = trace.config
+        query = self.state.query
+        point = self.point
+        norm_step, weight_name, _t = POINTS[point]
+        v = trace[point][query]  # [D] float64
+        cmp = compare_norms(v, eps=config.rms_norm_eps)
+        self.comparison, self.shown_query = cmp, query
+        weights = self.state.weights
+        if weights.config == config:  # the weights of this result (a new model may be pending)
+            gamma = weights[weight_name]
+            self.layer_rms = compare_norms(v, eps=config.rms_norm_eps, gamma=gamma).rms_norm
+        else:
+            self.layer_rms = None
+        self.layer_row = trace[norm_step][query]
+
+        self._draw_chart(cmp)
+        if self._hover_feature >= 0:
+            self.legend.setText(self.hover_text(min(self._hover_feature, v.size - 1)))
+        self._fill_table(cmp)
+        self._fill_match(norm_step, query)
+        self._fill_projection(cmp, config.rms_norm_eps)
+        self._fit_content()
+
+    def _draw_chart(self, cmp: NormComparison) -> None:
+        d = cmp.vector.size
+        series = {"v": cmp.vector, "ln": cmp.layer_norm, "rms": cmp.rms_norm}
+        if self.show_layer.isChecked() and self.layer_rms is not None:
+            series["layer"] = self.layer_rms
+        x = np.arange(d, dtype=np.float64)
+        as_bars = d <= MAX_BAR_FEATURES
+        width = 0.8 / len(series)
+        for k, key in enumerate(COLOURS):
+            values = series.get(key)
+            bar, line = self.bars[key], self.lines[key]
+            if values is None:
+                bar.setOpts(x=[], height=[])
+                line.setData([], [])
+                continue
+            if as_bars:
+                offset = (k - (len(series) - 1) / 2) * width
+                bar.setOpts(x=x + offset, height=values, width=width * 0.92)
+                line.setData([], [])
+            else:
+                bar.setOpts(x=[], height=[])
+                line.setData(x, values)
+        self.mean_line.setPos(cmp.input_stats.mean)
+        top = max(float(np.max(np.abs(s))) for s in series.values())
+        top = top if top > 0 else 1.0
+        self.plot.getViewBox().setRange(xRange=(-0.6, d - 0.4), yRange=(-1.08 * top, 1.08 * top),
+                                        padding=0)
+
+    def _fill_table(self, cmp: NormComparison) -> None:
+        rows = [cmp.input_stats, cmp.layer_norm_stats, cmp.rms_norm_stats,
+                VectorStats.of(self.layer_rms) if self.layer_rms is not None else None]
+        for r, stats in enumerate(rows):
+            texts = stats_row(stats) if stats is not None else ("—",) * 3
+            for c, text in enumerate(texts):
+                item = self.table.item(r, c)
+                if item.text() != text:  # each setText signals the view: skip unchanged cells
+                    item.setText(text)
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+        height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        if height != self.table.height():
+            self.table.setFixedHeight(height)
+
+    def _fill_match(self, norm_step: str, query: int) -> None:
+        if self.layer_rms is None:
+            self.match_text.setText(self.tr("The layer's weights are being replaced; "
+                                            "γ will follow."))
+            return
+        diff = float(np.max(np.abs(self.layer_rms - self.layer_row)))
+        same = bool(np.array_equal(self.layer_rms, self.layer_row))
+        self.match_text.setText(self.tr(
+            "RMSNorm(v)·γ with the layer's γ = row %1 of step %2: max |Δ| = %3%4").replace(
+            "%1", str(query)).replace("%2", norm_step).replace("%3", f"{diff:.3g}").replace(
+            "%4", self.tr(" (bitwise)") if same else ""))
+
+    def _fill_projection(self, cmp: NormComparison, eps: float) -> None:
+        d = cmp.vector.size
+        ln, rms = cmp.layer_norm_projection, cmp.rms_projection
+        mean, rms_v = cmp.input_stats.mean, cmp.input_stats.rms
+
+        ln_exact = ln.unique and np.isclose(ln.squared_distance, ln.closed_form_squared_distance,
+                                            rtol=1e-9, atol=1e-12)
+        badge(self.ln_badge, bool(ln_exact), "E5",
+              self.tr("NOT UNIQUE") if not ln.unique else self.tr("CHECK"))
+        text = self.tr("to S = {mean 0, variance 1}, LayerNorm's set: <b>%1</b> "
+                       "= √(d[(1 − s)² + m²]) = %2").replace(
+            "%1", format_number(ln.distance)).replace(
+            "%2", format_number(float(np.sqrt(ln.closed_form_squared_distance))))
+        if not ln.unique:
+            text += self.tr("; v is constant, so every point of S is equally near (E7)")
+        elif eps > 0:
+            text += self.tr("; LN with ε = %1 lands %2 off S's nearest point (E8)").replace(
+                "%1", f"{eps:g}").replace("%2", f"{cmp.layer_norm_gap:.2g}")
+        self.ln_text.setText(text)
+
+        rms_exact = rms.unique and np.isclose(rms.squared_distance,
+                                              rms.closed_form_squared_distance,
+                                              rtol=1e-9, atol=1e-12)
+        badge(self.rms_badge, bool(rms_exact), "E10",
+              self.tr("NOT UNIQUE") if not rms.unique else self.tr("CHECK"))
+        self.rms_text.setText(self.tr(
+            "to the sphere ‖u‖ = √d = %1, RMSNorm's set: <b>%2</b> = √d·|rms − 1| = %3").replace(
+            "%1", format_number(float(np.sqrt(d)))).replace(
+            "%2", format_number(rms.distance)).replace(
+            "%3", format_number(float(np.sqrt(d) * abs(rms_v - 1.0)))))
+
+        scale = max(1.0, float(np.linalg.norm(cmp.layer_norm)))
+        centred_exact = cmp.centred_gap <= 1e-12 * scale
+        badge(self.centred_badge, bool(centred_exact), "E10", self.tr("CHECK"))
+        self.centred_text.setText(self.tr(
+            "LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm keeps mean v = %2, "
+            "LN removes it").replace("%1", f"{cmp.centred_gap:.1e}").replace(
+            "%2", format_number(mean)))
+
+    # ----- hover -----
+    def feature_at(self, scene_pos: QPointF) -> int:
+        if self.comparison is None or not self.plot.sceneBoundingRect().contains(scene_pos):
+            return -1
+        x = self.plot.getViewBox().mapSceneToView(scene_pos).x()
+        i = round(x)
+        return i if 0 <= i < self.comparison.vector.size else -1
+
+    def hover_text(self, i: int) -> str:
+        cmp = self.comparison
+        if cmp is None or i < 0:
+            return ""
+        text = self.tr("feature %1: v = %2 · LN(v) = %3 · RMSNorm(v) = %4").replace(
+            "%1", str(i)).replace("%2", format_number(cmp.vector[i])).replace(
+            "%3", format_number(cmp.layer_norm[i])).replace("%4", format_number(cmp.rms_norm[i]))
+        if self.layer_rms is not None:
+            text += self.tr(" · ·γ = %1").replace("%1", format_number(self.layer_rms[i]))
+        return text
+
+    def _on_mouse_moved(self, scene_pos: QPointF) -> None:
+        i = self.feature_at(scene_pos)
+        if i == self._hover_feature:
+            return
+        if i < 0:
+            self._set_legend()
+        else:
+            self._hover_feature = i
+            self.legend.setText(self.hover_text(i))

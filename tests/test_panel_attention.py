@@ -1,0 +1,182 @@
+"""The attention flow panel: arcs into one query for one head, read from the result only."""
+
+import math
+import re
+
+import numpy as np
+from PySide6.QtCore import QPoint, QPointF, Qt
+
+from app.panels.attention_graph import (
+    MAX_ARCS,
+    MAX_LABELS,
+    N_BUCKETS,
+    bucket_of,
+    format_weight,
+)
+
+TEXT = "我爱北京天安门"
+
+
+def arc_data(panel):
+    """Every bucket curve's (x, y) data, concatenated: what is drawn."""
+    xs = [c.getData()[0] for c in panel.bucket_curves]
+    ys = [c.getData()[1] for c in panel.bucket_curves]
+    return np.concatenate([x for x in xs if x is not None]), \
+        np.concatenate([y for y in ys if y is not None])
+
+
+def arc_start_keys(curve):
+    """The key token each drawn arc starts from: with connect='pairs' every arc is a run of
+    segments whose first point sits on its key node at y = 0."""
+    x, y = curve.getData()
+    if x is None or len(x) == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = [0] + [i for i in range(2, len(x), 2) if (x[i], y[i]) != (x[i - 1], y[i - 1])]
+    return np.array([round(x[i]) for i in starts], dtype=np.int64)
+
+
+def node_pos(panel, index):
+    """Widget coordinates of token ``index``'s node in the graph view."""
+    vb = panel.plot.getViewBox()
+    scene = vb.mapViewToScene(QPointF(index, 0.0))
+    return panel.graph.mapFromScene(scene)
+
+
+def test_selecting_a_query_redraws_the_arcs_without_a_recompute(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["attentionDock"]
+    window.state.set_query(2)
+    before = arc_data(panel)
+    computed = []
+    window.bridge.result_ready.connect(computed.append)
+    result = window.state.result
+
+    panel.query_box.setCurrentIndex(5)  # the panel's own picker drives the shared selection
+    assert window.state.query == 5 and panel.shown_query == 5
+    after = arc_data(panel)
+    assert after[0].shape != before[0].shape or not np.array_equal(after[0], before[0])
+    # every arc now ends on the new query's node (x = 5, y = 0)
+    ends = np.flatnonzero(np.abs(after[1][1::2]) < 1e-9)
+    assert ends.size >= 6 and np.allclose(after[0][1::2][ends], 5.0)
+    # six visible keys now (0..5), each arc ending on the query node
+    assert sorted(np.concatenate(panel.edge_keys).tolist()) == [0, 1, 2, 3, 4, 5]
+
+    panel.head_box.setValue(3)  # the head is shared with the step heatmap
+    assert window.state.head == 3 and panel.shown_head == 3
+    assert window.panels["heatmapDock"].head_box.value() == 3
+    assert computed == []  # selection never recomputes
+    assert window.state.result is result
+
+
+def test_arc_weights_are_the_attention_row_of_the_head_and_query(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["attentionDock"]
+    window.state.set_head(3)
+    window.state.set_query(5)
+    probs = window.state.result.trace["attn_probs"]
+    np.testing.assert_array_equal(panel.weights, probs[3, 5])
+    buckets = bucket_of(probs[3, 5])
+    for b in range(N_BUCKETS):
+        expected = [k for k in range(6) if buckets[k] == b]  # keys 6.. are masked
+        assert panel.edge_keys[b].tolist() == expected
+        assert arc_start_keys(panel.bucket_curves[b]).tolist() == expected
+    # heavier buckets are drawn wider and more opaque
+    widths = [c.opts["pen"].widthF() for c in panel.bucket_curves]
+    alphas = [c.opts["pen"].color().alpha() for c in panel.bucket_curves]
+    assert widths == sorted(widths) and widths[0] < widths[-1]
+    assert alphas == sorted(alphas) and alphas[0] < alphas[-1]
+    # the numbers on hover: at least four significant digits
+    top = int(np.argmax(probs[3, 5]))
+    text = panel.hover_text(top)
+    shown = re.search(r"weight ([0-9.e+-]+)", text).group(1)
+    assert shown == format_weight(probs[3, 5, top])
+    assert abs(float(shown) - probs[3, 5, top]) <= 5e-5 * probs[3, 5, top]  # ≥ 4 digits
+    tiny = format_weight(3.14159e-7)
+    assert abs(float(tiny) - 3.14159e-7) <= 5e-5 * 3.14159e-7
+    assert "北京"[0] in panel.hover_text(2)
+
+
+def test_hovering_and_clicking_a_node(make_window, qtbot):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["attentionDock"]
+    window.state.set_query(4)
+    qtbot.wait(50)  # let the view lay out before mapping positions
+    probs = window.state.result.trace["attn_probs"][window.state.head, 4]
+    qtbot.mouseMove(panel.graph.viewport(), node_pos(panel, 1))
+    qtbot.waitUntil(lambda: format_weight(probs[1]) in panel.readout.text())
+    assert "爱" in panel.readout.text()
+    qtbot.mouseClick(panel.graph.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(node_pos(panel, 6)))
+    assert window.state.query == 6
+
+
+def test_masked_tokens_with_causal_on_and_future_links_with_it_off(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["attentionDock"]
+    window.state.set_query(2)
+    assert panel.masked.tolist() == [False, False, False, True, True, True, True]
+    assert panel.masked_keys.tolist() == [3, 4, 5, 6]
+    assert arc_start_keys(panel.masked_curve).tolist() == [3, 4, 5, 6]
+    assert panel.masked_text.isVisible() and "masked" in panel.masked_text.toPlainText()
+    assert sum(k.size for k in panel.edge_keys) == 3
+    assert all("masked" in t for t in panel.label_texts[3:])
+    assert not any("masked" in t for t in panel.label_texts[:3])
+
+    window.causal_action.setChecked(False)  # View ▸ Causal mask (M): recomputes
+    trace = window.state.result.trace
+    assert trace.causal is False
+    assert window.state.query == 2
+    assert not panel.masked.any()
+    assert panel.masked_keys.size == 0 and not panel.masked_text.isVisible()
+    assert sorted(np.concatenate(panel.edge_keys).tolist()) == list(range(7))
+    np.testing.assert_array_equal(panel.weights, trace["attn_probs"][window.state.head, 2])
+    assert (panel.weights[3:] > 0).all()
+    assert "Causal mask off" in panel.caption.text()
+
+    window.causal_action.setChecked(True)
+    assert panel.masked.tolist() == [False, False, False, True, True, True, True]
+
+
+def test_gqa_note_entropy_and_causal_bound(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["attentionDock"]
+    window.state.set_head(3)  # toy: 4 query heads, 2 kv heads, group size 2
+    window.state.set_query(5)
+    note = panel.gqa_note.text()
+    assert "query head 3" in note and "kv head 1" in note and "query head(s) 2" in note
+    entropy = window.state.result.entropy[3, 5]
+    caption = panel.caption.text()
+    assert f"{entropy:.4f}" in caption
+    assert f"{math.log(6):.4f}" in caption and "log(5 + 1)" in caption
+    assert entropy <= math.log(6) + 1e-12
+
+
+def test_chinese_token_labels(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["attentionDock"]
+    assert [t.split("\n")[1] for t in panel.label_texts] == list(TEXT)
+    assert panel.query_box.itemText(3) == "3  京"
+
+
+def test_long_input_draws_a_capped_subset(make_window):
+    text = " ".join(f"w{i}" for i in range(700))
+    window = make_window(sync=True, text=text)
+    panel = window.panels["attentionDock"]
+    window.state.set_query(650)
+    drawn = np.concatenate(panel.edge_keys)
+    assert drawn.size == MAX_ARCS
+    weights = window.state.result.trace["attn_probs"][window.state.head, 650]
+    heaviest = np.argsort(weights[:651])[::-1][:MAX_ARCS]
+    assert set(drawn.tolist()) == set(heaviest.tolist())
+    assert len(panel.label_texts) <= MAX_LABELS + 1
+    assert any(t.startswith("650 ") for t in panel.label_texts)
+    assert "heaviest" in panel.caption.text()
+
+
+def test_empty_text_shows_the_empty_state(make_window):
+    window = make_window(sync=True, text="a b")
+    panel = window.panels["attentionDock"]
+    window.editor.set_text("")
+    assert panel._stack.currentIndex() == 0
+    window.editor.set_text("c d e")
+    assert panel._stack.currentIndex() == 1 and panel.weights.size == 3

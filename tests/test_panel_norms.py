@@ -1,0 +1,116 @@
+"""The LayerNorm vs RMSNorm panel: its numbers are engine.norms' numbers for the selected
+token, and the layer's own RMSNorm·γ equals the trace row."""
+
+import math
+
+import numpy as np
+
+from app.panels.norm_compare import format_number
+from engine.norms import compare_norms
+
+TEXT = "我爱北京天安门"
+
+
+def table(panel):
+    return [[panel.table.item(r, c).text() for c in range(panel.table.columnCount())]
+            for r in range(panel.table.rowCount())]
+
+
+def test_numbers_equal_engine_norms_for_the_selected_token(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["normDock"]
+    assert panel.point == "embed"  # the default: the layer input, read by input_layernorm
+    window.state.set_query(2)
+    trace, config = window.state.result.trace, window.state.config
+    v = trace["embed"][2]
+    expected = compare_norms(v, eps=config.rms_norm_eps)
+
+    np.testing.assert_array_equal(panel.comparison.vector, v)
+    np.testing.assert_array_equal(panel.comparison.layer_norm, expected.layer_norm)
+    np.testing.assert_array_equal(panel.comparison.rms_norm, expected.rms_norm)
+    # the bars drawn are those vectors, side by side per feature
+    np.testing.assert_array_equal(panel.bars["v"].opts["height"], v)
+    np.testing.assert_array_equal(panel.bars["ln"].opts["height"], expected.layer_norm)
+    np.testing.assert_array_equal(panel.bars["rms"].opts["height"], expected.rms_norm)
+    x_v, x_ln = panel.bars["v"].opts["x"], panel.bars["ln"].opts["x"]
+    assert (x_v < x_ln).all() and np.allclose(np.round(x_ln), np.arange(v.size))
+
+    rows = table(panel)
+    for row, stats in zip(rows[:3], (expected.input_stats, expected.layer_norm_stats,
+                                     expected.rms_norm_stats), strict=True):
+        assert row == [format_number(stats.mean), format_number(stats.std),
+                       format_number(stats.rms)]
+    assert abs(expected.layer_norm_stats.mean) < 1e-15  # LN removes the mean …
+    assert abs(expected.rms_norm_stats.mean) > 1e-3  # … RMSNorm keeps it
+
+    ln, rms = expected.layer_norm_projection, expected.rms_projection
+    assert format_number(ln.distance) in panel.ln_text.text()
+    assert format_number(math.sqrt(ln.closed_form_squared_distance)) in panel.ln_text.text()
+    assert format_number(rms.distance) in panel.rms_text.text()
+    assert panel.ln_badge.text() == "EXACT · E5"
+    assert panel.rms_badge.text() == "EXACT · E10"
+    assert panel.centred_badge.text() == "EXACT · E10"
+    assert f"{expected.centred_gap:.1e}" in panel.centred_text.text()
+
+
+def test_the_layers_rmsnorm_with_gamma_equals_the_trace_row(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["normDock"]
+    window.state.set_query(4)
+    trace = window.state.result.trace
+    np.testing.assert_array_equal(panel.layer_rms, trace["input_layernorm"][4])
+    assert "input_layernorm" in panel.match_text.text()
+    assert "max |Δ| = 0 (bitwise)" in panel.match_text.text()
+
+    panel.set_point("resid_attn")  # the input of the second RMSNorm
+    v = trace["resid_attn"][4]
+    np.testing.assert_array_equal(panel.comparison.vector, v)
+    np.testing.assert_array_equal(panel.layer_rms, trace["post_attention_layernorm"][4])
+    assert "post_attention_layernorm" in panel.match_text.text()
+    expected = compare_norms(v, eps=window.state.config.rms_norm_eps)
+    assert table(panel)[1][0] == format_number(expected.layer_norm_stats.mean)
+
+    assert len(panel.bars["layer"].opts["height"]) == 0  # off by default
+    panel.show_layer.setChecked(True)
+    np.testing.assert_array_equal(panel.bars["layer"].opts["height"],
+                                  trace["post_attention_layernorm"][4])
+
+
+def test_changing_the_token_follows_the_shared_selection_without_a_recompute(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["normDock"]
+    computed = []
+    window.bridge.result_ready.connect(computed.append)
+    panel.token_box.setCurrentIndex(6)
+    assert window.state.query == 6 and panel.shown_query == 6
+    np.testing.assert_array_equal(panel.comparison.vector, window.state.result.trace["embed"][6])
+    window.state.set_query(1)
+    assert panel.token_box.currentIndex() == 1
+    np.testing.assert_array_equal(panel.comparison.vector, window.state.result.trace["embed"][1])
+    assert window.panels["attentionDock"].query_box.currentIndex() == 1
+    assert computed == []
+
+
+def test_chinese_tokens_and_the_explanation_in_both_languages(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["normDock"]
+    assert [panel.token_box.itemText(i).split()[1] for i in range(7)] == list(TEXT)
+    assert "LN(v) = RMSNorm(v − mean v)" in panel.identity.text()
+    assert "centred" in panel.identity.text()
+    window.state.set_language("zh")
+    assert "去均值" in panel.identity.text()
+    assert "LN(v) = RMSNorm(v − mean v)" in panel.identity.text()
+    window.state.set_language("en")
+    assert "centred" in panel.identity.text()
+
+
+def test_a_constant_vector_has_no_unique_projection(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["normDock"]
+    eps = window.state.config.rms_norm_eps
+    panel._fill_projection(compare_norms(np.full(16, 0.5), eps=eps), eps)  # PAPER E7
+    assert panel.ln_badge.text() == "NOT UNIQUE · E5"
+    assert "equally near" in panel.ln_text.text()
+    assert panel.rms_badge.text() == "EXACT · E10"  # a nonzero constant still has one
+    panel._fill_projection(compare_norms(np.zeros(16), eps=eps), eps)
+    assert panel.rms_badge.text() == "NOT UNIQUE · E10"
