@@ -1,19 +1,563 @@
-"""Placeholder until this panel lands (being written now)."""
+"""Continuous view: the residual stream u(t) as depth time t runs from the input to the output.
+
+A pre-norm Qwen3 layer is two explicit Euler sub-steps (DESIGN.md, PAPER E13/E14):
+``u(½) = x + A(x)`` and ``u(1) = u(½) + M(u(½))``. The slider's in-between states are the exact
+partial steps ``x + s·A`` and ``h + s·M`` from ``result.depth.at(t)`` — real states of the layer
+with that sub-step scaled by s, not a blend of pictures. Moving t never recomputes the layer: a
+frame is one ``at(t)``, one ``setImage`` with fixed levels and a line moved.
+
+Beside it: each token's norm ‖u(t)‖ along t, and the layer sub-stepped n = 1..64 times
+converging to its flow (``state.convergence``, computed on the worker after each result).
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QHideEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from app.compute import Result
+from app import palettes
+from app.compute import CONVERGENCE_MAX_TOKENS, Result
 from app.panels.base import Panel
 from app.state import AppState
+from app.widgets.animated_heatmap import AnimatedHeatmapView
+from app.widgets.claim_badge import ClaimBadge
+from app.widgets.depth_slider import RESOLUTION, DepthSlider
+from engine.continuous import Convergence
+
+#: (label, seconds for one sweep t = 0 → 1)
+SPEEDS: tuple[tuple[str, float], ...] = (
+    ("0.25×", 16.0), ("0.5×", 8.0), ("1×", 4.0), ("2×", 2.0), ("4×", 1.0))
+DEFAULT_SPEED = 2
+#: Timer interval while playing (ms); the position follows the clock, not the tick count.
+FRAME_MS = 15
+#: Up to this many tokens each norm curve gets its own colour; beyond, one grey item draws all.
+MAX_COLOURED_CURVES = 16
+#: Beyond this many state entries the norm curves use fewer points (each point is one at(t)).
+LARGE_STATE = 1 << 20
+
+ATTENTION_BRUSH = QColor(70, 130, 220, 28)
+MLP_BRUSH = QColor(230, 140, 40, 28)
+T_PEN = pg.mkPen(QColor(200, 30, 30), width=2)
+EULER_COLOUR = QColor(31, 119, 180)
+SECOND_COLOUR = QColor(214, 110, 20)
+
+
+def token_labels(tokens: tuple[str, ...]) -> list[str]:
+    return [f"{i} {t}" for i, t in enumerate(tokens)]
+
+
+def fmt_t(t: float) -> str:
+    """t with the fraction the true states are known by."""
+    return {0.0: "0", 0.5: "½", 1.0: "1"}.get(t, f"{t:.3f}")
 
 
 class DepthTimePanel(Panel):
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
-        self.label = QLabel()
-        self.set_body(self.label)
+        body = QWidget()
 
+        # ----- header: title and badge -----
+        self.title = QLabel()
+        self.title.setObjectName("depthTitle")
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.badge = ClaimBadge("EXACT", "E14")
+
+        # ----- controls: play, slider with the true states marked, t, speed -----
+        self.play_button = QToolButton()
+        self.play_button.setObjectName("depthPlay")
+        self.play_button.setCheckable(True)
+        self.play_button.setMinimumWidth(70)
+        self.slider = DepthSlider()
+        self.t_label = QLabel()
+        self.t_label.setObjectName("depthTLabel")
+        font = QFont(self.t_label.font())
+        font.setBold(True)
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        self.t_label.setFont(font)
+        # fixed width: a changing number must not re-lay out the panel on every frame
+        self.t_label.setFixedWidth(self.t_label.fontMetrics().horizontalAdvance(
+            "t = 0.000 · s = 0.000") + 8)
+        self.speed_label = QLabel()
+        self.speed_box = QComboBox()
+        self.speed_box.setObjectName("depthSpeed")
+        for label, seconds in SPEEDS:
+            self.speed_box.addItem(label, seconds)
+        self.speed_box.setCurrentIndex(DEFAULT_SPEED)
+
+        # ----- caption: which sub-step, and that it is an exact Euler step -----
+        self.caption = QLabel()
+        self.caption.setObjectName("depthCaption")
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.setWordWrap(True)
+        self.caption.setMinimumHeight(38)
+
+        # ----- u(t) heatmap -----
+        self.view = AnimatedHeatmapView()
+        self.view.setMinimumWidth(180)
+        self.readout = QLabel(" ")
+        self.readout.setObjectName("depthReadout")
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.setSpacing(2)
+        left_layout.addWidget(self.view, 1)
+        left_layout.addWidget(self.readout)
+
+        # ----- norm curves along t -----
+        self.norm_plot = pg.PlotWidget()
+        self.norm_plot.setObjectName("depthNormPlot")
+        self._setup_norm_plot()
+
+        # ----- convergence to the flow -----
+        self.conv_plot = pg.PlotWidget()
+        self.conv_plot.setObjectName("depthConvPlot")
+        self.conv_waiting = QLabel()
+        self.conv_waiting.setObjectName("depthConvWaiting")
+        self.conv_waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.conv_waiting.setWordWrap(True)
+        self.conv_waiting.setStyleSheet("color: #777;")
+        self.conv_stack = QStackedWidget()
+        self.conv_stack.addWidget(self.conv_waiting)
+        self.conv_stack.addWidget(self.conv_plot)
+        self.conv_badge = ClaimBadge("EXACT", "E13")
+        self.conv_caption = QLabel()
+        self.conv_caption.setObjectName("depthConvCaption")
+        self.conv_caption.setTextFormat(Qt.TextFormat.RichText)
+        self.conv_caption.setWordWrap(True)
+        self._setup_conv_plot()
+        conv_box = QWidget()
+        conv_layout = QVBoxLayout(conv_box)
+        conv_layout.setContentsMargins(0, 0, 0, 0)
+        conv_layout.setSpacing(2)
+        conv_layout.addWidget(self.conv_stack, 1)
+        conv_caption_row = QHBoxLayout()
+        conv_caption_row.addWidget(self.conv_badge, 0, Qt.AlignmentFlag.AlignTop)
+        conv_caption_row.addWidget(self.conv_caption, 1)
+        conv_layout.addLayout(conv_caption_row)
+
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.norm_plot)
+        right.addWidget(conv_box)
+        right.setStretchFactor(0, 1)
+        right.setStretchFactor(1, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.setObjectName("depthSplit")
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+
+        header = QHBoxLayout()
+        header.addWidget(self.title, 1)
+        header.addWidget(self.badge)
+        controls = QHBoxLayout()
+        controls.addWidget(self.play_button, 0, Qt.AlignmentFlag.AlignTop)
+        controls.addWidget(self.slider, 1)
+        controls.addWidget(self.t_label, 0, Qt.AlignmentFlag.AlignTop)
+        controls.addWidget(self.speed_label, 0, Qt.AlignmentFlag.AlignTop)
+        controls.addWidget(self.speed_box, 0, Qt.AlignmentFlag.AlignTop)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(3)
+        layout.addLayout(header)
+        layout.addLayout(controls)
+        layout.addWidget(self.caption)
+        layout.addWidget(split, 1)
+        self.set_body(body)
+
+        #: u(t) on screen as float64, exactly ``result.depth.at(t)`` (hover reads it)
+        self.source: np.ndarray | None = None
+        #: fixed colour levels for the whole animation: symmetric max over u(0), u(½), u(1)
+        self.levels: tuple[float, float] = (-1.0, 1.0)
+        self._result: Result | None = None
+        self._norm_times: np.ndarray | None = None
+        self._norms: np.ndarray | None = None  # [n_points, T]
+        self._shown_t: float | None = None
+        self._shown_conv: Convergence | None = None
+        self._frame_dirty = False
+
+        # ----- playback -----
+        self.timer = QTimer(self)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(FRAME_MS)
+        self.timer.timeout.connect(self._on_tick)
+        self._clock = QElapsedTimer()
+        self._play_pos = 0.0
+        self._played_t = -1.0  # the last t the player set
+
+        self.play_button.toggled.connect(self._on_play_toggled)
+        self.slider.t_changed.connect(self._on_slider_moved)
+        self.view.hovered.connect(self._on_hovered)
+        self.view.clicked.connect(lambda row, _col, _v: self.state.set_query(row))
+        self.t_line.sigDragged.connect(self._on_line_dragged)
+        state.selection_changed.connect(self._on_selection_changed)
+        state.convergence_changed.connect(self._on_convergence_changed)
+        state.language_changed.connect(lambda _lang: self.retranslate())
+        for name in ("palette_changed", "theme_changed"):  # view options, when the state has them
+            signal = getattr(state, name, None)
+            if signal is not None:
+                signal.connect(lambda _value: self.request_redraw())
+        toggle = getattr(state, "play_toggle_requested", None)  # the Space key
+        if toggle is not None:
+            toggle.connect(self._on_play_toggle_requested)
+        self.retranslate()
+
+    # ----- building the plots -----
+    def _setup_norm_plot(self) -> None:
+        plot = self.norm_plot
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        plot.setMouseEnabled(x=False, y=False)
+        plot.setXRange(0.0, 1.0, padding=0.02)
+        plot.getAxis("bottom").setTicks([[(0.0, "0"), (0.5, "½"), (1.0, "1")],
+                                         [(x / 10, "") for x in range(11)]])
+        self.attn_region = pg.LinearRegionItem((0.0, 0.5), brush=ATTENTION_BRUSH, movable=False,
+                                               pen=pg.mkPen(None))
+        self.mlp_region = pg.LinearRegionItem((0.5, 1.0), brush=MLP_BRUSH, movable=False,
+                                              pen=pg.mkPen(None))
+        for region in (self.attn_region, self.mlp_region):
+            region.setZValue(-10)
+            plot.addItem(region)
+        self.attn_text = pg.TextItem(anchor=(0.5, 0.0), color=(40, 80, 150))
+        self.mlp_text = pg.TextItem(anchor=(0.5, 0.0), color=(150, 80, 10))
+        plot.addItem(self.attn_text, ignoreBounds=True)
+        plot.addItem(self.mlp_text, ignoreBounds=True)
+        self.half_line = pg.InfiniteLine(0.5, pen=pg.mkPen((120, 120, 120),
+                                                          style=Qt.PenStyle.DashLine))
+        plot.addItem(self.half_line)
+        self.t_line = pg.InfiniteLine(1.0, movable=True, pen=T_PEN, bounds=(0.0, 1.0),
+                                      hoverPen=pg.mkPen(QColor(240, 60, 60), width=4))
+        self.t_line.setZValue(20)
+        plot.addItem(self.t_line)
+        self.curves: list[pg.PlotCurveItem] = []
+        self.query_curve = pg.PlotCurveItem(pen=pg.mkPen((20, 20, 20), width=3))
+        self.query_curve.setZValue(10)
+        plot.addItem(self.query_curve)
+        self.query_dot = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(200, 30, 30),
+                                            pen=pg.mkPen("w"))
+        self.query_dot.setZValue(21)
+        plot.addItem(self.query_dot)
+
+    def _setup_conv_plot(self) -> None:
+        plot = self.conv_plot
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        plot.setMouseEnabled(x=False, y=False)
+        plot.setLogMode(x=True, y=True)
+        plot.showGrid(x=True, y=True, alpha=0.25)
+        # bottom left: the curves run from top left to bottom right, so that corner is free
+        self.legend = plot.addLegend(offset=(4, -4), labelTextSize="8pt", verSpacing=-6)
+        self.conv_euler = pg.PlotDataItem(pen=pg.mkPen(EULER_COLOUR, width=2), symbol="o",
+                                          symbolSize=6, symbolBrush=EULER_COLOUR,
+                                          symbolPen=pg.mkPen("w"))
+        self.conv_second = pg.PlotDataItem(pen=pg.mkPen(SECOND_COLOUR, width=2), symbol="s",
+                                           symbolSize=6, symbolBrush=SECOND_COLOUR,
+                                           symbolPen=pg.mkPen("w"))
+        plot.addItem(self.conv_euler)
+        plot.addItem(self.conv_second)
+        self.layer_marker = pg.ScatterPlotItem(size=13, symbol="o", brush=pg.mkBrush(None),
+                                               pen=pg.mkPen(QColor(200, 30, 30), width=2))
+        plot.addItem(self.layer_marker)
+        self.layer_text = pg.TextItem(anchor=(0.0, 1.0), color=(200, 30, 30))
+        plot.addItem(self.layer_text, ignoreBounds=True)
+        plot.getAxis("bottom").setTicks([[(np.log10(n), str(n)) for n in (1, 2, 4, 8, 16, 32, 64)],
+                                         []])
+
+    # ----- strings -----
+    def retranslate(self) -> None:
+        self.title.setText(self.tr("<b>u(t)</b> — the residual stream in depth time "
+                                   "<span style='color:#666'>(continuous view)</span>"))
+        self.badge.setToolTip(self.tr(
+            "PAPER E14 (exact, tested): inside an explicit sub-step "
+            "(1 − s)·x + s·(x + F(x)) = x + s·F(x), so every in-between state is a true Euler "
+            "step of size s."))
+        self.conv_badge.setToolTip(self.tr(
+            "PAPER E13 (exact, tested): sub-stepping the layer n times with Δt = 1/n converges to "
+            "its flow at first order; a second-order scheme at second order."))
+        self.play_button.setToolTip(self.tr("Play or pause: t runs from 0 to 1 and loops"))
+        self.speed_label.setText(self.tr("speed"))
+        self.speed_box.setToolTip(self.tr("1× = one sweep from u(0) to u(1) in 4 seconds"))
+        self.slider.slider.setToolTip(self.tr("Depth time t (steps of 0.005)"))
+        self.slider.set_texts(
+            (self.tr("u(0) input"), self.tr("u(½) after attention residual"),
+             self.tr("u(1) output")),
+            (self.tr("u(0)"), self.tr("u(½)"), self.tr("u(1)")),
+            (self.tr("x + s·A"), self.tr("h + s·M")),
+            (self.tr("t = 0: the input X (step 0, embed)"),
+             self.tr("t = ½: h = x + A, the first residual (step 15, resid_attn)"),
+             self.tr("t = 1: h + M, the layer output (step 22, resid_mlp)")))
+        self.norm_plot.setLabel("bottom", self.tr("depth time t"))
+        self.norm_plot.setLabel("left", self.tr("‖u(t)‖ per token"))
+        self.norm_plot.setToolTip(self.tr("One curve per token; the bold one is the selected "
+                                          "query token (click a heatmap row). Drag the red "
+                                          "line to move t."))
+        self.attn_text.setText(self.tr("attention"))
+        self.mlp_text.setText(self.tr("MLP"))
+        self.conv_plot.setLabel("bottom", self.tr("sub-steps n (Δt = 1/n)"))
+        self.conv_plot.setLabel("left", self.tr("distance to flow"))
+        self.layer_text.setText(self.tr("the real layer (n = 1)"))
+        self._update_play_text()
+        self._show_convergence(force=True)
+        if self._result is not None:
+            self._draw_query_curve()
+            self._apply_t(force=True)
+
+    def _update_play_text(self) -> None:
+        playing = self.play_button.isChecked()
+        self.play_button.setText(self.tr("❚❚ Pause") if playing else self.tr("▶ Play"))
+
+    def caption_text(self, t: float) -> str:
+        """What u(t) is at this t, in words (rich text)."""
+        depth = self._result.depth if self._result is not None else None
+        if depth is None:
+            return ""
+        if t == 0.0:
+            return self.tr("<b>t = 0 — true state u(0)</b>: the input X (step 0, <i>embed</i>). "
+                           "Press ▶ to run the layer as time.")
+        if t == 0.5:
+            return self.tr("<b>t = ½ — true state u(½) = x + A(x)</b>: the first residual "
+                           "(step 15, <i>resid_attn</i>), bit for bit.")
+        if t == 1.0:
+            return self.tr("<b>t = 1 — true state u(1) = h + M(h)</b>: the layer output "
+                           "(step 22, <i>resid_mlp</i>), bit for bit.")
+        # the same words for a whole sub-step (s itself is beside the slider), so a frame of
+        # the animation never re-lays out this label
+        phase, _s = depth.sub_step(t)
+        if phase == "attention":
+            text = self.tr("<b>Attention sub-step (s = 2t)</b>: u(t) = x + s·A(x), A = o_proj "
+                           "(step 14).")
+        else:
+            text = self.tr("<b>MLP sub-step (s = 2t − 1)</b>: u(t) = h + s·M(h), M = down_proj "
+                           "(step 21).")
+        return text + " " + self.tr(
+            "An <b>exact</b> Euler step of size s — the layer's output with this branch scaled "
+            "by s — not a cosmetic blend of two pictures.")
+
+    def t_text(self, t: float) -> str:
+        """``t = 0.350 · s = 0.700``: depth time and the step size taken in its sub-step."""
+        if self._result is None or self._result.depth is None or t in (0.0, 0.5, 1.0):
+            return f"t = {fmt_t(t)}"
+        _phase, s = self._result.depth.sub_step(t)
+        return f"t = {t:.3f} · s = {s:.3f}"
+
+    # ----- drawing a result -----
     def redraw(self, result: Result) -> None:
-        self.label.setText(f"{len(result.tokens)} tokens")
+        self._result = result
+        depth = result.depth
+        states = depth.states  # [3, T, D]
+        m = float(np.max(np.abs(states))) if states.size else 1.0
+        self.levels = (-m, m) if np.isfinite(m) and m > 0 else (-1.0, 1.0)
+        t = self.state.depth_t
+        self.source = depth.at(t)
+        map_name = palettes.map_for("signed", getattr(self.state, "palette", "classic"))
+        self.view.set_matrix(self.source, self.levels, map_name, token_labels(result.tokens),
+                             x_title=self.tr("feature"), y_title=self.tr("token"))
+        n_points = 65 if states[0].size <= LARGE_STATE else 17
+        self._norm_times, self._norms = depth.norm_curves(n_points)
+        self._draw_norm_curves(result)
+        self._shown_t = None
+        self._apply_t(force=True)
+        self._show_convergence(force=True)
+
+    def _draw_norm_curves(self, result: Result) -> None:
+        plot = self.norm_plot
+        for curve in self.curves:
+            plot.removeItem(curve)
+        self.curves = []
+        times, norms = self._norm_times, self._norms
+        n_tokens = norms.shape[1]
+        if n_tokens <= MAX_COLOURED_CURVES:
+            for i in range(n_tokens):
+                curve = pg.PlotCurveItem(times, norms[:, i],
+                                         pen=pg.mkPen(pg.intColor(i, hues=max(n_tokens, 6),
+                                                                  sat=160, alpha=200), width=1.5))
+                plot.addItem(curve)
+                self.curves.append(curve)
+        else:  # one item for all: NaN-free, the pen lifted between tokens
+            xs = np.tile(times, n_tokens)
+            ys = norms.T.reshape(-1)
+            connect = np.ones(xs.size, dtype=bool)
+            connect[len(times) - 1::len(times)] = False
+            curve = pg.PlotCurveItem(xs, ys, connect=connect,
+                                     pen=pg.mkPen(QColor(110, 130, 160, 90), width=1))
+            plot.addItem(curve)
+            self.curves.append(curve)
+        top = float(norms.max()) if norms.size else 1.0
+        plot.setYRange(0.0, top * 1.15 if top > 0 else 1.0, padding=0.02)
+        self.attn_text.setPos(0.25, top * 1.15)
+        self.mlp_text.setPos(0.75, top * 1.15)
+        self._draw_query_curve()
+
+    def _draw_query_curve(self) -> None:
+        if self._norms is None or self._result is None:
+            return
+        q = min(self.state.query, self._norms.shape[1] - 1)
+        self.query_curve.setData(self._norm_times, self._norms[:, q])
+        token = self._result.tokens[q] if q < len(self._result.tokens) else ""
+        self.query_curve.setPen(pg.mkPen(pg.getConfigOption("foreground"), width=3))
+        self.norm_plot.setTitle(self.tr("bold: token %1 “%2”").replace("%1", str(q)).replace(
+            "%2", token), size="8pt")
+
+    # ----- depth time: the per-frame path -----
+    def _apply_t(self, force: bool = False) -> None:
+        """Show u(t) for the state's t: pixels, line, dot, caption. No layer recompute."""
+        result = self._result
+        if result is None or result.depth is None:
+            return
+        t = self.state.depth_t
+        if t == self._shown_t and not force:
+            return
+        self._shown_t = t
+        self.slider.set_t(t)
+        self.t_label.setText(self.t_text(t))
+        self.t_line.setValue(t)
+        self.source = result.depth.at(t)
+        self.view.set_values(self.source, self.levels)
+        self.caption.setText(self.caption_text(t))
+        if self._norms is not None:
+            q = min(self.state.query, self._norms.shape[1] - 1)
+            norm = float(np.linalg.norm(self.source[q]))
+            self.query_dot.setData([t], [norm])
+
+    def _on_selection_changed(self, field: str) -> None:
+        if field == "depth_t":
+            if self.isVisible() and not self._dirty:
+                self._apply_t()
+            else:
+                self._dirty = True
+        elif field == "query" and self._result is not None:
+            if self.isVisible() and not self._dirty:
+                self._draw_query_curve()
+                self._apply_t(force=True)
+            else:
+                self._dirty = True
+
+    def _on_slider_moved(self, t: float) -> None:
+        self.state.set_depth_t(t)
+
+    def _on_line_dragged(self, line: pg.InfiniteLine) -> None:
+        self.state.set_depth_t(round(line.value() * RESOLUTION) / RESOLUTION)
+
+    def _on_hovered(self, row: int, col: int, _shown: float) -> None:
+        if row < 0 or self.source is None or self._result is None:
+            self.readout.setText(" ")
+            return
+        self.readout.setText(self.tr("token %1 · feature %2 · u(t) = %3").replace(
+            "%1", f"{row} {self._result.tokens[row]}").replace("%2", str(col)).replace(
+            "%3", repr(float(self.source[row, col]))))
+
+    # ----- playback -----
+    def _on_play_toggled(self, playing: bool) -> None:
+        self._update_play_text()
+        if playing:
+            t = self.state.depth_t
+            self._play_pos = 0.0 if t >= 1.0 else t
+            self._clock.start()
+            self.timer.start()
+        else:
+            self.timer.stop()
+
+    def _on_play_toggle_requested(self) -> None:
+        if self.isVisible() and self.state.result is not None:
+            self.play(not self.play_button.isChecked())
+
+    def play(self, on: bool = True) -> None:
+        self.play_button.setChecked(on)
+
+    @property
+    def playing(self) -> bool:
+        return self.timer.isActive()
+
+    def advance(self, seconds: float) -> None:
+        """Move the playhead by ``seconds`` of wall time at the chosen speed; loops at 1.
+
+        Positions snap to the slider's grid, and a frame never jumps over a true state: crossing
+        t = ½ (or reaching 1) shows that state exactly for one frame.
+        """
+        sweep = float(self.speed_box.currentData() or 4.0)
+        previous = self.state.depth_t
+        if previous != self._played_t:  # moved by hand (slider, line, marks) while playing
+            self._play_pos = previous
+        if previous >= 1.0:
+            self._play_pos = 0.0  # the loop: after showing u(1), start again at u(0)
+        else:
+            self._play_pos = min(self._play_pos + seconds / sweep, 1.0)
+            if previous < 0.5 < self._play_pos:
+                self._play_pos = 0.5
+        self._played_t = round(self._play_pos * RESOLUTION) / RESOLUTION
+        self.state.set_depth_t(self._played_t)
+
+    def _on_tick(self) -> None:
+        seconds = self._clock.restart() / 1000.0
+        self.advance(min(seconds, 0.1))  # a stalled frame does not skip half the layer
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.play(False)  # nothing to animate when nobody can see it
+        super().hideEvent(event)
+
+    # ----- convergence -----
+    def _on_convergence_changed(self, _conv: Convergence | None) -> None:
+        self._show_convergence()
+
+    def _show_convergence(self, force: bool = False) -> None:
+        conv = self.state.convergence
+        if conv is self._shown_conv and not force:
+            return
+        self._shown_conv = conv
+        result = self.state.result
+        if conv is None:
+            self.conv_euler.setData([], [])
+            self.conv_second.setData([], [])
+            self.layer_marker.setData([], [])
+            if result is not None and len(result.tokens) > CONVERGENCE_MAX_TOKENS:
+                self.conv_waiting.setText(self.tr(
+                    "Convergence is computed up to %1 tokens (it runs the layer ~130 times); "
+                    "shorten the text to see it.").replace("%1", str(CONVERGENCE_MAX_TOKENS)))
+            elif result is None:
+                self.conv_waiting.setText("")
+            else:
+                self.conv_waiting.setText(self.tr(
+                    "computing… (the layer sub-stepped n = 1…64 times)"))
+            self.conv_stack.setCurrentWidget(self.conv_waiting)
+            self.conv_caption.setText(self.tr(
+                "Sub-stepping the layer n times with Δt = 1/n converges to the flow "
+                "u′ = A(u) + M(u). The real layer is n = 1."))
+            return
+        ns = np.asarray(conv.ns, dtype=np.float64)
+        scheme = conv.second_order_scheme.capitalize()
+        self.conv_euler.setData(ns, conv.errors_euler)
+        self.conv_second.setData(ns, conv.errors_second_order)
+        self.legend.clear()
+        self.legend.addItem(self.conv_euler, self.tr("Euler (the layer's form)"))
+        self.legend.addItem(self.conv_second, scheme)
+        e1 = float(conv.errors_euler[0])
+        errors = np.concatenate([conv.errors_euler, conv.errors_second_order])
+        errors = errors[errors > 0]
+        if errors.size:  # headroom above n = 1 for its label; log10 view coordinates
+            top, bottom = np.log10(errors.max()), np.log10(errors.min())
+            self.conv_plot.setYRange(bottom - 0.15, top + 0.25 * max(top - bottom, 1.0),
+                                     padding=0)
+            self.conv_plot.setXRange(-0.05, np.log10(ns[-1]) + 0.08, padding=0)
+        y1 = np.log10(e1) if e1 > 0 else 0.0
+        self.layer_marker.setData([0.0], [y1])
+        self.layer_text.setPos(0.06, y1)
+        self.conv_stack.setCurrentWidget(self.conv_plot)
+        order1 = float(conv.orders_euler[-1]) if len(conv.ns) > 1 else float("nan")
+        order2 = float(conv.orders_second_order[-1]) if len(conv.ns) > 1 else float("nan")
+        self.conv_caption.setText(self.tr(
+            "Euler slope ≈ <b>%1</b> (error halves as n doubles), %2 slope ≈ <b>%3</b>. "
+            "The real layer is <b>n = 1</b>: one big step, %4 from its own flow.").replace(
+            "%1", f"{order1:.2f}").replace("%2", scheme).replace("%3", f"{order2:.2f}").replace(
+            "%4", f"{e1:.3g}"))

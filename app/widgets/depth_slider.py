@@ -1,0 +1,144 @@
+"""The depth-time slider: t ∈ [0, 1] in fine steps, with the true states marked under it.
+
+A plain ``QSlider`` (integer positions, ``RESOLUTION`` per unit of t) plus a row of clickable
+marks placed exactly under the handle positions of t = 0, ½ and 1, and the names of the two
+sub-steps between them.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QLabel,
+    QSlider,
+    QStyle,
+    QStyleOptionSlider,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+#: Slider positions per unit of depth time: a step of 1/200 = 0.005. Even, so t = ½ is a position.
+RESOLUTION = 200
+
+
+class DepthSlider(QWidget):
+    """``t_changed(t)`` when the person moves the handle or clicks a mark (not on ``set_t``)."""
+
+    t_changed = Signal(float)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setObjectName("depthSlider")
+        self.slider.setRange(0, RESOLUTION)
+        self.slider.setSingleStep(1)
+        self.slider.setPageStep(RESOLUTION // 10)
+        self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.slider.setTickInterval(RESOLUTION // 2)
+        #: t = 0, ½, 1: buttons under the ticks that jump to that true state
+        self.marks: list[QToolButton] = []
+        for value in (0, RESOLUTION // 2, RESOLUTION):
+            mark = QToolButton(self)
+            mark.setObjectName(f"depthMark{value}")
+            mark.setAutoRaise(True)
+            mark.setCursor(Qt.CursorShape.PointingHandCursor)
+            mark.setStyleSheet("QToolButton { font-weight: bold; padding: 0 2px; }")
+            mark.clicked.connect(lambda _checked=False, v=value: self._jump(v))
+            self.marks.append(mark)
+        #: the two sub-steps' names, centred between the marks
+        self.phases = [QLabel(self), QLabel(self)]
+        for label in self.phases:
+            label.setStyleSheet("color: #777;")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.slider)
+        self._marks_height = 22
+        self._mark_texts: tuple[tuple[str, str, str], tuple[str, str, str]] = (("",) * 3,) * 2
+        layout.addSpacing(self._marks_height)
+        self.slider.valueChanged.connect(self._on_value_changed)
+
+    # ----- API -----
+    @property
+    def t(self) -> float:
+        return self.slider.value() / RESOLUTION
+
+    def set_t(self, t: float) -> None:
+        """Move the handle to the position nearest ``t`` without emitting ``t_changed``."""
+        value = round(min(max(t, 0.0), 1.0) * RESOLUTION)
+        if value != self.slider.value():
+            self.slider.blockSignals(True)
+            self.slider.setValue(value)
+            self.slider.blockSignals(False)
+
+    def set_texts(self, marks: tuple[str, str, str], short_marks: tuple[str, str, str],
+                  phases: tuple[str, str], tooltips: tuple[str, str, str]) -> None:
+        """Mark labels (``short_marks`` when the long ones would overlap), the two sub-steps'
+        names between them (hidden when there is no room) and the marks' tooltips."""
+        self._mark_texts = (marks, short_marks)
+        for button, tip in zip(self.marks, tooltips, strict=True):
+            button.setToolTip(tip)
+        for label, text in zip(self.phases, phases, strict=True):
+            label.setText(text)
+            label.adjustSize()
+        self._place_marks()
+
+    # ----- internals -----
+    def _jump(self, value: int) -> None:
+        if value == self.slider.value():
+            self.t_changed.emit(value / RESOLUTION)  # already there: still an answer
+        else:
+            self.slider.setValue(value)  # emits through valueChanged
+
+    def _on_value_changed(self, value: int) -> None:
+        self.t_changed.emit(value / RESOLUTION)
+
+    def handle_x(self, value: int) -> int:
+        """The x (in this widget) of the handle's centre at slider position ``value``."""
+        option = QStyleOptionSlider()
+        self.slider.initStyleOption(option)
+        style = self.slider.style()
+        groove = style.subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                      QStyle.SubControl.SC_SliderGroove, self.slider)
+        handle = style.subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                      QStyle.SubControl.SC_SliderHandle, self.slider)
+        span = groove.width() - handle.width()
+        x = groove.x() + handle.width() // 2 + QStyle.sliderPositionFromValue(
+            self.slider.minimum(), self.slider.maximum(), value, span)
+        return self.slider.x() + x
+
+    def _fits(self, texts: tuple[str, str, str]) -> bool:
+        metrics = self.marks[0].fontMetrics()
+        widths = [metrics.horizontalAdvance(t) + 12 for t in texts]
+        half = self.handle_x(RESOLUTION) - self.handle_x(RESOLUTION // 2)
+        return widths[0] + widths[1] / 2 <= half and widths[2] + widths[1] / 2 <= half
+
+    def _place_marks(self) -> None:
+        long, short = self._mark_texts
+        texts = long if self._fits(long) else short
+        for button, text in zip(self.marks, texts, strict=True):
+            if button.text() != text:
+                button.setText(text)
+        y = self.slider.geometry().bottom() + 1
+        xs = [self.handle_x(v) for v in (0, RESOLUTION // 2, RESOLUTION)]
+        width = self.width()
+        for i, (button, x) in enumerate(zip(self.marks, xs, strict=True)):
+            w = button.sizeHint().width()
+            left = x - w // 2 if i == 1 else (0 if i == 0 else width - w)
+            button.setGeometry(max(0, min(left, width - w)), y, w, self._marks_height)
+        gaps = []
+        for i, label in enumerate(self.phases):
+            # centred in the gap between the marks on either side
+            lo = self.marks[i].geometry().right() + 4
+            hi = self.marks[i + 1].geometry().left() - 4
+            w = label.sizeHint().width()
+            label.setGeometry((lo + hi - w) // 2, y + 3, w, self._marks_height - 4)
+            gaps.append(hi - lo >= w)
+        for label in self.phases:  # both or neither, so the row never looks lopsided
+            label.setVisible(all(gaps))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._place_marks()

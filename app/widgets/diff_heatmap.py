@@ -1,0 +1,67 @@
+"""A heatmap of |Δ| on a log scale in which an exact zero has a colour of its own.
+
+"Bitwise equal" and "differs by 1e-16" must never look alike, so a zero is not the low end of
+the colour map: it is drawn with a sentinel value one decade below the floor, which falls in the
+lookup table's first entry, and that entry is ``zero_colour``. Using a sentinel rather than NaN
+keeps the image finite, so a 2048 × 2048 map needs no masked copy before drawing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from PySide6.QtGui import QColor
+
+from app import palettes
+from app.widgets.heatmap import HeatmapView
+
+
+class DiffHeatmapView(HeatmapView):
+    """``set_diff(values)``: values ≥ 0; zeros in ``zero_colour``, the rest log₁₀ coloured."""
+
+    def __init__(self, parent: object = None, *, map_name: str, floor: float,
+                 zero_colour: QColor) -> None:
+        super().__init__(parent, colorbar=False)
+        self.map_name = map_name
+        #: log₁₀|Δ| at the bottom of the colour map; smaller non-zero values are drawn there
+        self.floor = floor
+        #: what an exact zero holds in ``data``: one decade below the floor
+        self.sentinel = floor - 1.0
+        self.zero_colour = zero_colour
+        self.high = floor + 1.0
+        self.plot.getViewBox().setBackgroundColor(zero_colour)
+        self._lut = self._make_lut()
+
+    def _make_lut(self) -> np.ndarray:
+        lut = palettes.lut(self.map_name).copy()  # [256, 4] uint8
+        lut[1:] = lut[np.linspace(0, 255, 255).round().astype(int)]
+        lut[0] = (self.zero_colour.red(), self.zero_colour.green(), self.zero_colour.blue(), 255)
+        return lut
+
+    @property
+    def log_levels(self) -> tuple[float, float]:
+        return self.sentinel, self.high
+
+    def log_image(self, values: np.ndarray) -> np.ndarray:
+        """float32 log₁₀ of ``values``, clipped at the floor, with zeros at the sentinel."""
+        out = np.full(values.shape, self.sentinel, dtype=np.float32)
+        np.log10(values, out=out, where=values > 0, casting="same_kind")
+        np.maximum(out, np.float32(self.floor), out=out, where=values > 0)
+        return out
+
+    def set_diff(self, values: np.ndarray, high: float, row_labels: Sequence[str],
+                 col_labels: Sequence[str] | None = None, *, x_title: str = "",
+                 y_title: str = "") -> None:
+        self.high = high
+        self.set_matrix(self.log_image(values), self.log_levels, self.map_name, row_labels,
+                        col_labels, x_title=x_title, y_title=y_title)
+        self.image.setLookupTable(self._lut)  # set_matrix installed the plain map
+
+    def colour_of(self, value: float) -> QColor:
+        """The colour a cell with |Δ| = ``value`` has (for bars and legends beside the map)."""
+        log = self.sentinel if value <= 0 else max(float(np.log10(value)), self.floor)
+        lo, hi = self.log_levels
+        index = int(np.clip((log - lo) * 256.0 / (hi - lo), 0, 255))
+        r, g, b, _a = (int(c) for c in self._lut[index])
+        return QColor(r, g, b)

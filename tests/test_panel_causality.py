@@ -1,0 +1,206 @@
+"""The causality inspector, read as a person reads it: the verdict, the numbers per row, the
+overview grid and the outlined raw scores (PAPER E11, E12)."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from engine import STEP_NAMES
+
+DEMO = "Attention never reads the future tokens"
+EDITED = "Attention never reads the future words"
+SCORES = STEP_NAMES.index("attn_scores")
+
+
+def _panel(window):
+    return window.panels["causalityDock"]
+
+
+def _edit(window, before, after):
+    window.editor.set_text(before)
+    window.editor.set_text(after)
+    return _panel(window)
+
+
+def test_first_input_has_nothing_to_compare_and_says_what_to_do(make_window):
+    window = make_window(sync=True, text=DEMO)
+    panel = _panel(window)
+    assert "No comparison yet" in panel.verdict_plain
+    assert "first input" in panel.detail.text()
+    assert panel.pages.currentWidget() is panel.nothing
+    assert "edit the last word" in panel.nothing.text()
+    assert panel.grid_source is None and panel.highlighted_cells == set()
+
+
+def test_editing_the_last_word_shows_every_earlier_row_exactly_zero(make_window):
+    window = make_window(sync=True, text="我爱北京")
+    panel = _edit(window, DEMO, EDITED)
+    report = window.state.result.causality
+    k = 5
+    assert report.first_changed == k
+    verdict = panel.verdict_plain
+    assert "Every row before token 5 “words” is bitwise identical (max |Δ| = 0)" in verdict
+    assert panel.earlier_max == 0.0
+    assert panel.badge.text() == "EXACT · E11"
+    assert "previous input" in panel.detail.text() and "tokens" in panel.detail.text()
+    # the overview: every step but the raw scores reads exactly 0 on rows before k ...
+    grid = panel.grid_source
+    assert grid.shape == (6, len(STEP_NAMES))
+    others = np.delete(grid[:k], SCORES, axis=1)
+    assert np.all(others == 0.0)
+    assert np.all(grid[k] > 0)  # ... and the edited row changed in every step
+    # zeros are drawn in their own colour (a sentinel below the floor, the LUT's first entry),
+    # never at the low end of the colour map where a rounding difference would be
+    view = panel.grid_view
+    shown = view.data
+    assert np.all(np.delete(shown[:k], SCORES, axis=1) == view.sentinel)
+    assert np.all(shown[k] >= view.floor)
+    lut = view.image.lut
+    zero = view.zero_colour
+    assert tuple(lut[0][:3]) == (zero.red(), zero.green(), zero.blue())
+    assert view.colour_of(0.0) == zero and view.colour_of(1e-16) != zero
+    # per step: the bars and the difference heatmap say 0 for every earlier row
+    for name in ("embed", "q_rope", "causal_mask", "attn_probs", "attn_context", "resid_mlp"):
+        window.state.set_step(name)
+        assert np.all(panel.bar_values[:k] == 0.0), name
+        assert [label.toPlainText() for label in panel.bar_labels[:k]] == ["0"] * k, name
+        assert panel.bar_values[k] > 0, name
+        assert np.all(panel.diff_source[:k] == 0.0), name
+        assert np.any(panel.diff_source[k] > 0), name
+
+
+def test_with_the_mask_off_earlier_rows_change(make_window):
+    window = make_window(sync=True, text=DEMO)
+    panel = _panel(window)
+    window.causal_action.setChecked(False)  # View ▸ Causal mask
+    assert window.state.causal is False
+    assert "No comparison yet" in panel.verdict_plain
+    assert "switched off" in panel.detail.text()
+    window.editor.set_text(EDITED)
+    report = window.state.result.causality
+    assert report is not None and not report.exact
+    verdict = panel.verdict_plain
+    assert "earlier rows changed" in verdict
+    assert panel.earlier_max > 0
+    assert f"max |Δ| = {panel.earlier_max:.2g}" in verdict
+    probs = STEP_NAMES.index("attn_probs")
+    assert np.all(panel.grid_source[:5, probs] > 0)
+    window.state.set_step("resid_mlp")
+    assert np.all(panel.bar_values[:5] > 0)
+    assert np.all(panel.diff_source[:5].max(axis=1) > 0)
+    # and with the mask back on, an edit is exact again
+    window.causal_action.setChecked(True)
+    window.editor.set_text(DEMO)
+    assert "bitwise identical" in panel.verdict_plain and panel.earlier_max == 0.0
+
+
+@pytest.mark.parametrize("before, after, k", [
+    (DEMO, EDITED, 5),  # the last word: the one future column is the last
+    ("one two three four five", "one two THREE four five", 2),  # a middle word
+])
+def test_raw_scores_change_only_in_the_future_columns_the_mask_removes(make_window, before,
+                                                                       after, k):
+    window = make_window(sync=True, text="x")
+    panel = _edit(window, before, after)
+    report = window.state.result.causality
+    assert report.first_changed == k
+    window.state.set_step("attn_scores")
+    n_heads = window.state.config.num_attention_heads
+    for head in range(n_heads):
+        window.state.set_head(head)
+        cells = panel.highlighted_cells
+        # rows before k changed only in key column k: the edited token, a future key for them
+        assert cells == {(i, k) for i in range(k)}, head
+        assert all(j > i for i, j in cells)  # every one is an entry causal_mask sets to −∞
+        expected = {(int(i), int(j)) for i, j in np.argwhere(report.scores_changed[head, :k])}
+        assert cells == expected
+        xs, _ys = panel.outline.getData()
+        assert len(xs) == 8 * len(cells)  # four edges per outlined cell
+        assert panel.mask_image.isVisible()
+    assert "attn_scores" in panel.detail.text() and "future" in panel.detail.text()
+    # the bars outline the raw-score rows; the overview outlines the same cells
+    assert np.all(panel.bar_values[:k] > 0)
+    xs, _ys = panel.grid_outline.getData()
+    assert len(xs) == 8 * k
+    # one step later the mask has removed them: those rows are exactly 0 again
+    window.state.set_step("causal_mask")
+    assert np.all(panel.diff_source[:k] == 0.0)
+    assert panel.highlighted_cells == set()
+
+
+def test_difference_heatmap_agrees_with_the_report(make_window):
+    window = make_window(sync=True, text="x")
+    panel = _edit(window, "a b c d e", "a b c X e")
+    report = window.state.result.causality
+    for name in STEP_NAMES:
+        window.state.set_step(name)
+        row_max = panel.diff_source.reshape(panel.diff_source.shape[0], -1).max(axis=1)
+        per_position = report.per_position[name]
+        if window.state.result.trace.step(name).array.ndim == 2:
+            np.testing.assert_array_equal(row_max, per_position, err_msg=name)
+        else:  # one head of several: never more than the row's max over all heads
+            assert np.all(row_max <= per_position), name
+        np.testing.assert_array_equal(panel.bar_values, per_position, err_msg=name)
+
+
+def test_appending_a_token_reports_rounding_not_bitwise(make_window):
+    window = make_window(sync=True, text="x")
+    panel = _edit(window, DEMO, DEMO + " today")
+    assert panel.badge.text() == "EXACT · E12"
+    assert "6 → 7 tokens" in panel.verdict_plain
+    assert "agrees up to rounding" in panel.verdict_plain
+    assert "not</b> bitwise" in panel.detail.text()
+    assert "edit the last word" in panel.hint.text()
+    report = window.state.result.causality
+    assert panel.earlier_max == report.max_earlier_diff
+    assert panel.earlier_max <= 1e-12
+    assert panel.grid_source.shape == (6, len(STEP_NAMES))
+
+
+def test_pinned_baseline_is_compared_until_released(make_window, qtbot):
+    window = make_window(sync=True, text=DEMO)
+    panel = _panel(window)
+    qtbot.mouseClick(panel.pin_button, Qt.MouseButton.LeftButton)
+    assert window.state.pinned is not None and panel.pin_button.isChecked()
+    window.editor.set_text(EDITED)
+    window.editor.set_text("Attention never reads the future rows")
+    report = window.state.result.causality
+    assert window.state.result.baseline_tokens == tuple(DEMO.split())
+    assert panel.before is window.state.pinned and panel.baseline_kind == "pinned"
+    assert "pinned baseline" in panel.detail.text() and "tokens" in panel.detail.text()
+    assert report.first_changed == 5 and "bitwise identical" in panel.verdict_plain
+    panel.pin_button.click()
+    assert window.state.pinned is None and not panel.pin_button.isChecked()
+
+
+def test_clicking_the_overview_selects_the_step_everywhere(make_window):
+    window = make_window(sync=True, text="x")
+    panel = _edit(window, "a b c", "a b d")
+    panel.grid_view.clicked.emit(1, STEP_NAMES.index("o_proj"), 0.0)
+    assert window.state.step == "o_proj"
+    assert "o_proj" in panel.step_title.text()
+    xs, _ys = panel.step_box.getData()
+    assert min(xs) == STEP_NAMES.index("o_proj")
+
+
+def test_hidden_panel_catches_up(make_window, qtbot):
+    window = make_window(sync=True, text="a b c")
+    panel = _panel(window)
+    window.docks["causalityDock"].hide()
+    window.editor.set_text("a b d")
+    assert not panel.is_current
+    window.docks["causalityDock"].show()
+    qtbot.waitUntil(lambda: panel.is_current)
+    assert "bitwise identical" in panel.verdict_plain
+    assert panel.grid_source.shape == (3, len(STEP_NAMES))
+
+
+def test_long_input_edit_draws(make_window):
+    words = [f"w{i}" for i in range(2047)]
+    window = make_window(sync=True, text="x")
+    panel = _edit(window, " ".join([*words, "end"]), " ".join([*words, "fin"]))
+    assert panel.grid_source.shape == (2048, len(STEP_NAMES))
+    assert "token 2047" in panel.verdict_plain and panel.earlier_max == 0.0
+    window.state.set_step("attn_scores")
+    assert len(panel.highlighted_cells) == 2047
+    assert panel.bar_labels == []  # too many rows for number labels; hover shows them

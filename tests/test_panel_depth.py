@@ -1,0 +1,195 @@
+"""The depth-time panel: u(t) is the exact partial Euler state, true states bit for bit, the
+animation never recomputes, and the convergence plot shows the sub-stepped layer."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+import app.bridge
+from app.compute import CONVERGENCE_MAX_TOKENS
+
+
+def _depth(window):
+    return window.panels["depthDock"]
+
+
+def _count_results(window):
+    computed = []
+    window.bridge.result_ready.connect(computed.append)
+    return computed
+
+
+@pytest.mark.parametrize("t, step", [(0.0, "embed"), (0.5, "resid_attn"), (1.0, "resid_mlp")])
+def test_true_states_are_shown_bit_for_bit(make_window, t, step):
+    window = make_window(sync=True, text="the cat sat on the mat")
+    panel = _depth(window)
+    window.state.set_depth_t(0.3)  # move away first, so each case really moves the slider
+    window.state.set_depth_t(t)
+    trace = window.state.result.trace
+    assert np.array_equal(panel.source, trace[step])
+    if t == 1.0:
+        assert np.array_equal(panel.source, trace.output)
+    np.testing.assert_array_equal(panel.view.data, trace[step].astype(np.float32))
+    assert panel.slider.t == t
+    assert ("true state" in panel.caption.text()) and (step in panel.caption.text() or t == 0)
+
+
+@pytest.mark.parametrize("t, base, update, s", [
+    (0.25, "embed", "o_proj", 0.5),
+    (0.1, "embed", "o_proj", 0.2),
+    (0.75, "resid_attn", "down_proj", 0.5),
+    (0.9, "resid_attn", "down_proj", 0.8),
+])
+def test_in_between_states_are_exact_partial_euler_steps(make_window, t, base, update, s):
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = _depth(window)
+    window.state.set_depth_t(t)
+    trace = window.state.result.trace
+    expected = trace[base] + s * trace[update]  # x + s·F(x), not (1 − s)·x + s·(x + F)
+    assert np.array_equal(panel.source, expected)
+    assert not np.array_equal(panel.source, trace[base])
+    assert panel.t_label.text() == f"t = {t:.3f} · s = {s:.3f}"
+    caption = panel.caption.text()
+    assert "exact" in caption and "not a cosmetic blend" in caption
+    assert ("Attention sub-step" if t < 0.5 else "MLP sub-step") in caption
+    assert panel.badge.text() == "EXACT · E14"
+
+
+def test_slider_marks_and_dragging_move_t_without_recomputing(make_window, qtbot):
+    window = make_window(sync=True, text="a b c d")
+    panel = _depth(window)
+    computed = _count_results(window)
+    levels = panel.levels
+    panel.slider.slider.setValue(70)
+    assert window.state.depth_t == pytest.approx(0.35)
+    assert np.array_equal(panel.source, window.state.result.depth.at(0.35))
+    assert panel.t_line.value() == pytest.approx(0.35)
+    assert panel.t_label.text() == "t = 0.350 · s = 0.700"
+    qtbot.mouseClick(panel.slider.marks[1], Qt.MouseButton.LeftButton)
+    assert window.state.depth_t == 0.5
+    assert panel.slider.t == 0.5
+    qtbot.mouseClick(panel.slider.marks[0], Qt.MouseButton.LeftButton)
+    assert window.state.depth_t == 0.0
+    panel.t_line.setValue(0.8)
+    panel.t_line.sigDragged.emit(panel.t_line)  # what a mouse drag of the red line emits
+    assert window.state.depth_t == 0.8 and panel.slider.t == 0.8
+    assert computed == []
+    assert panel.levels == levels
+
+
+def test_levels_are_fixed_over_the_whole_animation(make_window):
+    window = make_window(sync=True, text="The cat sat on the mat.")
+    panel = _depth(window)
+    states = window.state.result.depth.states
+    m = np.abs(states).max()
+    seen = set()
+    for t in np.linspace(0, 1, 21):
+        window.state.set_depth_t(float(t))
+        seen.add(panel.view.levels)
+        assert np.abs(panel.source).max() <= m * (1 + 1e-12)  # x + s·F lies between its ends
+    assert len(seen) == 1
+    lo, hi = next(iter(seen))
+    assert lo == pytest.approx(-m) and hi == pytest.approx(m)
+
+
+def test_playing_advances_loops_and_stops_on_the_true_states(make_window, qtbot):
+    window = make_window(sync=True, text="a b c")
+    panel = _depth(window)
+    computed = _count_results(window)
+    panel.speed_box.setCurrentIndex(2)  # 1×: one sweep in 4 s
+    window.state.set_depth_t(0.4)
+    panel.play()
+    assert panel.playing and "Pause" in panel.play_button.text()
+    panel.advance(1.0)  # 0.4 + 0.25 would pass ½: the frame shows u(½) exactly
+    assert window.state.depth_t == 0.5
+    panel.advance(0.5)
+    assert window.state.depth_t == 0.625
+    panel.advance(10.0)
+    assert window.state.depth_t == 1.0
+    panel.advance(0.01)  # after u(1), the loop starts again at u(0)
+    assert window.state.depth_t == 0.0
+    window.state.set_depth_t(0.2)  # by hand while playing: the player continues from there
+    panel.speed_box.setCurrentIndex(4)  # 4×: one sweep a second
+    qtbot.waitUntil(lambda: 0.25 < window.state.depth_t < 1.0, timeout=10000)  # the real timer
+    panel.play(False)
+    assert not panel.playing and "Play" in panel.play_button.text()
+    assert computed == []
+    assert np.array_equal(panel.source, window.state.result.depth.at(window.state.depth_t))
+
+
+def test_norm_curves_follow_the_query_token_and_mark_t(make_window, qtbot):
+    window = make_window(sync=True, text="one two three four")
+    panel = _depth(window)
+    depth = window.state.result.depth
+    _times, norms = depth.norm_curves()
+    assert len(panel.curves) == 4
+    for i, curve in enumerate(panel.curves):
+        _xs, ys = curve.getData()
+        np.testing.assert_array_equal(ys, norms[:, i])
+    window.state.set_query(2)
+    _xs, ys = panel.query_curve.getData()
+    np.testing.assert_array_equal(ys, norms[:, 2])
+    assert "three" in panel.norm_plot.getPlotItem().titleLabel.text
+    window.state.set_depth_t(0.5)
+    dx, dy = panel.query_dot.getData()
+    assert dx[0] == 0.5 and dy[0] == pytest.approx(np.linalg.norm(depth.states[1][2]))
+    assert panel.t_line.value() == 0.5
+
+
+def test_convergence_plot_receives_the_sweep(make_window):
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = _depth(window)
+    conv = window.state.convergence
+    assert conv is not None
+    assert panel.conv_stack.currentWidget() is panel.conv_plot
+    # the data given to the curves (getData() would return its log10 for the log-log axes)
+    np.testing.assert_array_equal(panel.conv_euler.xData, conv.ns)
+    np.testing.assert_array_equal(panel.conv_euler.yData, conv.errors_euler)
+    np.testing.assert_array_equal(panel.conv_second.yData, conv.errors_second_order)
+    _xs, ys = panel.conv_euler.getData()
+    np.testing.assert_allclose(ys, np.log10(conv.errors_euler))
+    caption = panel.conv_caption.text()
+    assert f"{conv.orders_euler[-1]:.2f}" in caption and "n = 1" in caption
+    assert 0.8 < conv.orders_euler[-1] < 1.2 and 1.7 < conv.orders_second_order[-1] < 2.3
+
+
+def test_convergence_shows_computing_until_it_arrives(make_window, monkeypatch):
+    monkeypatch.setattr(app.bridge, "compute_convergence", lambda request, result: None)
+    window = make_window(sync=True, text="a b c")
+    panel = _depth(window)
+    assert panel.conv_stack.currentWidget() is panel.conv_waiting
+    assert "computing" in panel.conv_waiting.text()
+    assert panel.conv_euler.xData is None or len(panel.conv_euler.xData) == 0
+
+
+def test_long_input_draws_and_animates_without_the_sweep(make_window):
+    text = " ".join(f"w{i}" for i in range(2048))
+    window = make_window(sync=True, text=text)
+    panel = _depth(window)
+    assert panel.view.data.shape == (2048, 16)
+    assert len(panel.curves) == 1  # one item draws every token's curve
+    for t in (0.1, 0.5, 0.9):
+        window.state.set_depth_t(t)
+    assert np.array_equal(panel.source, window.state.result.depth.at(0.9))
+    assert window.state.convergence is None
+    assert str(CONVERGENCE_MAX_TOKENS) in panel.conv_waiting.text()
+
+
+def test_hidden_dock_catches_up_on_depth_time(make_window, qtbot):
+    window = make_window(sync=True, text="a b c")
+    panel = _depth(window)
+    window.docks["depthDock"].hide()
+    window.state.set_depth_t(0.25)
+    window.editor.set_text("a b c d")
+    window.docks["depthDock"].show()
+    qtbot.waitUntil(lambda: panel.is_current)
+    assert panel.source.shape[0] == 4
+    assert np.array_equal(panel.source, window.state.result.depth.at(0.25))
+    assert panel.slider.t == 0.25
+
+
+def test_clicking_a_heatmap_row_picks_the_query_token(make_window):
+    window = make_window(sync=True, text="a b c")
+    panel = _depth(window)
+    panel.view.clicked.emit(1, 3, 0.0)
+    assert window.state.query == 1
