@@ -162,6 +162,23 @@ def test_convergence_shows_computing_until_it_arrives(make_window, monkeypatch):
     assert panel.conv_euler.xData is None or len(panel.conv_euler.xData) == 0
 
 
+def test_while_the_next_sweep_computes_the_last_one_stays_dimmed(make_window, monkeypatch):
+    window = make_window(sync=True, text="a b c")
+    panel = _depth(window)
+    first = window.state.convergence
+    real = app.bridge.compute_convergence
+    monkeypatch.setattr(app.bridge, "compute_convergence", lambda request, result: None)
+    window.editor.set_text("a b d")  # typing: the new sweep has not arrived yet
+    assert panel.conv_stack.currentWidget() is panel.conv_plot  # no flicker to a blank page
+    assert panel.conv_euler.opacity() == pytest.approx(0.3)
+    assert "computing" in panel.conv_caption.text()
+    np.testing.assert_array_equal(panel.conv_euler.yData, first.errors_euler)
+    monkeypatch.setattr(app.bridge, "compute_convergence", real)
+    window.editor.set_text("a b e")
+    assert panel.conv_euler.opacity() == 1.0
+    np.testing.assert_array_equal(panel.conv_euler.yData, window.state.convergence.errors_euler)
+
+
 def test_long_input_draws_and_animates_without_the_sweep(make_window):
     text = " ".join(f"w{i}" for i in range(2048))
     window = make_window(sync=True, text=text)

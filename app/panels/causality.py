@@ -17,7 +17,7 @@ from collections import deque
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QFont, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -103,10 +103,7 @@ class CausalityPanel(Panel):
         self.verdict.setObjectName("causalityVerdict")
         self.verdict.setTextFormat(Qt.TextFormat.RichText)
         self.verdict.setWordWrap(True)
-        font = QFont(self.verdict.font())
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        font.setBold(True)
-        self.verdict.setFont(font)
+        self._apply_fonts()
         self.pin_button = QToolButton()
         self.pin_button.setObjectName("pinBaseline")
         self.pin_button.setCheckable(True)
@@ -255,6 +252,7 @@ class CausalityPanel(Panel):
         plot.addItem(self.zero_item)
         plot.addItem(self.bar_item)
         self.bar_labels: list[pg.TextItem] = []
+        self._bar_label_state: list[tuple[str, str] | None] = []
         self.bar_k_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(INFO, width=1.5,
                                                                 style=Qt.PenStyle.DashLine))
         plot.addItem(self.bar_k_line)
@@ -284,6 +282,19 @@ class CausalityPanel(Panel):
             view.plot.addItem(line)
             self.k_lines.append(line)
 
+    def _apply_fonts(self) -> None:
+        """The verdict a little larger and bold, relative to the panel's (scalable) font."""
+        font = QFont(self.font())
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() * 1.15)
+        font.setBold(True)
+        self.verdict.setFont(font)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # font scale or presentation mode
+            self._apply_fonts()
+
     # ----- strings -----
     def retranslate(self) -> None:
         self.pin_button.setText(self.tr("Pin baseline"))
@@ -301,11 +312,15 @@ class CausalityPanel(Panel):
         self.bars_caption.setText(self.tr("this step: max |Δ| per row"))
         self.bars.setLabel("bottom", self.tr("max |Δ| (log)"))
         self.legend.setText(self.tr(
-            "<span style='background:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span> = 0 exactly &nbsp;·&nbsp; "
-            "colour = log₁₀|Δ| (scale under the bars) &nbsp;·&nbsp; <span style='color:%2'>"
-            "<b>- - -</b></span> token k &nbsp;·&nbsp; <span style='color:%3'><b>□</b>"
-            "</span> changed score in a masked future column (j > i, shaded)").replace(
+            "<span style='background:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span> 0 exactly · colour "
+            "log₁₀|Δ| (scale under the bars) · <span style='color:%2'><b>- -</b></span> token k · "
+            "<span style='color:%3'><b>□</b></span> changed masked score").replace(
             "%1", ZERO_HTML).replace("%2", INFO).replace("%3", OUTLINE_HTML))
+        self.legend.setToolTip(self.tr(
+            "Teal: the difference is exactly 0 (bitwise equal). Other colours: log₁₀ of |Δ|, "
+            "pale for rounding (1e-16), dark for a real change. The dashed line is the first "
+            "changed token k. An orange box is a raw score q·k that changed in a row before k: "
+            "it lies in the future (j > i, shaded), which causal_mask removes."))
         self.grid_view.plot.setLabel("bottom", self.tr("step"))
 
     # ----- result history: which baseline the report compared against -----
@@ -491,18 +506,23 @@ class CausalityPanel(Panel):
         zero_width = 0.04 * (high - low)
         self.zero_item.setOpts(x0=np.full(int((~nonzero).sum()), low), y=rows[~nonzero],
                                height=0.72, width=zero_width)
-        for label in self.bar_labels:
-            self.bars.removeItem(label)
-        self.bar_labels = []
-        if n <= MAX_BAR_LABELS:
-            colour = pg.getConfigOption("foreground")
-            for i in range(n):
-                x = logs[i] if nonzero[i] else low + zero_width
-                label = pg.TextItem(fmt_diff(float(values[i])), anchor=(0.0, 0.5),
-                                    color=colour if nonzero[i] else GOOD)
-                label.setPos(x, rows[i])
-                self.bars.addItem(label)
-                self.bar_labels.append(label)
+        # number labels: text items are costly to make, so a pool is reused across redraws
+        count = n if n <= MAX_BAR_LABELS else 0
+        while len(self.bar_labels) < count:
+            label = pg.TextItem(anchor=(0.0, 0.5))
+            self.bars.addItem(label)
+            self.bar_labels.append(label)
+            self._bar_label_state.append(None)
+        while len(self.bar_labels) > count:
+            self.bars.removeItem(self.bar_labels.pop())
+            self._bar_label_state.pop()
+        foreground = pg.getConfigOption("foreground")
+        for i, label in enumerate(self.bar_labels):
+            text, colour = fmt_diff(float(values[i])), foreground if nonzero[i] else GOOD
+            if self._bar_label_state[i] != (text, str(colour)):
+                self._bar_label_state[i] = (text, str(colour))
+                label.setText(text, color=colour)
+            label.setPos(logs[i] if nonzero[i] else low + zero_width, rows[i])
         span = high - low
         self.bars.setXRange(low, high + (0.4 * span if n <= MAX_BAR_LABELS else 0), padding=0)
         self.bars.setYRange(0, n, padding=0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+from PySide6.QtCore import QElapsedTimer, QEvent, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QHideEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -82,13 +82,6 @@ class DepthTimePanel(Panel):
         self.slider = DepthSlider()
         self.t_label = QLabel()
         self.t_label.setObjectName("depthTLabel")
-        font = QFont(self.t_label.font())
-        font.setBold(True)
-        font.setStyleHint(QFont.StyleHint.Monospace)
-        self.t_label.setFont(font)
-        # fixed width: a changing number must not re-lay out the panel on every frame
-        self.t_label.setFixedWidth(self.t_label.fontMetrics().horizontalAdvance(
-            "t = 0.000 · s = 0.000") + 8)
         self.speed_label = QLabel()
         self.speed_box = QComboBox()
         self.speed_box.setObjectName("depthSpeed")
@@ -186,6 +179,7 @@ class DepthTimePanel(Panel):
         self._norms: np.ndarray | None = None  # [n_points, T]
         self._shown_t: float | None = None
         self._shown_conv: Convergence | None = None
+        self._legend_names: tuple[str, str] = ("", "")
         self._frame_dirty = False
 
         # ----- playback -----
@@ -205,6 +199,7 @@ class DepthTimePanel(Panel):
         state.selection_changed.connect(self._on_selection_changed)
         state.convergence_changed.connect(self._on_convergence_changed)
         state.language_changed.connect(lambda _lang: self.retranslate())
+        self._apply_fonts()
         for name in ("palette_changed", "theme_changed"):  # view options, when the state has them
             signal = getattr(state, name, None)
             if signal is not None:
@@ -213,6 +208,28 @@ class DepthTimePanel(Panel):
         if toggle is not None:
             toggle.connect(self._on_play_toggle_requested)
         self.retranslate()
+
+    def _apply_fonts(self) -> None:
+        """Bold t readout sized from the panel's (scalable) font, at a fixed width: a changing
+        number must not re-lay out the panel on every frame."""
+        font = QFont(self.font())
+        font.setBold(True)
+        self.t_label.setFont(font)
+        self.t_label.setFixedWidth(self.t_label.fontMetrics().horizontalAdvance(
+            "t = 0.000 · s = 0.000") + 8)
+        # the slider carries its marks below it: align the rest with the slider's own row
+        controls = (self.play_button, self.t_label, self.speed_label, self.speed_box)
+        for widget in controls:
+            widget.setMinimumHeight(0)
+            widget.setMaximumHeight(16777215)
+        row_height = max(self.speed_box.sizeHint().height(), self.play_button.sizeHint().height())
+        for widget in controls:
+            widget.setFixedHeight(row_height)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and hasattr(self, "speed_box"):
+            self._apply_fonts()  # font scale or presentation mode
 
     # ----- building the plots -----
     def _setup_norm_plot(self) -> None:
@@ -230,8 +247,9 @@ class DepthTimePanel(Panel):
         for region in (self.attn_region, self.mlp_region):
             region.setZValue(-10)
             plot.addItem(region)
-        self.attn_text = pg.TextItem(anchor=(0.5, 0.0), color=(40, 80, 150))
-        self.mlp_text = pg.TextItem(anchor=(0.5, 0.0), color=(150, 80, 10))
+        # mid tones: readable on the light and the dark theme
+        self.attn_text = pg.TextItem(anchor=(0.5, 0.0), color=(70, 130, 220))
+        self.mlp_text = pg.TextItem(anchor=(0.5, 0.0), color=(215, 120, 30))
         plot.addItem(self.attn_text, ignoreBounds=True)
         plot.addItem(self.mlp_text, ignoreBounds=True)
         self.half_line = pg.InfiniteLine(0.5, pen=pg.mkPen((120, 120, 120),
@@ -242,6 +260,7 @@ class DepthTimePanel(Panel):
         self.t_line.setZValue(20)
         plot.addItem(self.t_line)
         self.curves: list[pg.PlotCurveItem] = []
+        self._one_curve = False  # the curves item draws every token (long inputs)
         self.query_curve = pg.PlotCurveItem(pen=pg.mkPen((20, 20, 20), width=3))
         self.query_curve.setZValue(10)
         plot.addItem(self.query_curve)
@@ -369,31 +388,40 @@ class DepthTimePanel(Panel):
         self._draw_norm_curves(result)
         self._shown_t = None
         self._apply_t(force=True)
-        self._show_convergence(force=True)
+        self._show_convergence()
+
+    def _curve_items(self, count: int) -> list[pg.PlotCurveItem]:
+        """``count`` curve items on the plot, reused across results (creating items is what
+        costs; an edit that keeps the token count creates none)."""
+        while len(self.curves) < count:
+            curve = pg.PlotCurveItem()
+            self.norm_plot.addItem(curve)
+            self.curves.append(curve)
+        while len(self.curves) > count:
+            self.norm_plot.removeItem(self.curves.pop())
+        return self.curves
 
     def _draw_norm_curves(self, result: Result) -> None:
         plot = self.norm_plot
-        for curve in self.curves:
-            plot.removeItem(curve)
-        self.curves = []
         times, norms = self._norm_times, self._norms
         n_tokens = norms.shape[1]
         if n_tokens <= MAX_COLOURED_CURVES:
-            for i in range(n_tokens):
-                curve = pg.PlotCurveItem(times, norms[:, i],
-                                         pen=pg.mkPen(pg.intColor(i, hues=max(n_tokens, 6),
-                                                                  sat=160, alpha=200), width=1.5))
-                plot.addItem(curve)
-                self.curves.append(curve)
+            recolour = len(self.curves) != n_tokens or self._one_curve
+            for i, curve in enumerate(self._curve_items(n_tokens)):
+                if recolour:
+                    curve.setPen(pg.mkPen(pg.intColor(i, hues=max(n_tokens, 6), sat=160,
+                                                      alpha=200), width=1.5))
+                curve.setData(times, norms[:, i])
+            self._one_curve = False
         else:  # one item for all: NaN-free, the pen lifted between tokens
             xs = np.tile(times, n_tokens)
             ys = norms.T.reshape(-1)
             connect = np.ones(xs.size, dtype=bool)
             connect[len(times) - 1::len(times)] = False
-            curve = pg.PlotCurveItem(xs, ys, connect=connect,
-                                     pen=pg.mkPen(QColor(110, 130, 160, 90), width=1))
-            plot.addItem(curve)
-            self.curves.append(curve)
+            (curve,) = self._curve_items(1)
+            curve.setPen(pg.mkPen(QColor(110, 130, 160, 90), width=1))
+            curve.setData(xs, ys, connect=connect)
+            self._one_curve = True
         top = float(norms.max()) if norms.size else 1.0
         plot.setYRange(0.0, top * 1.15 if top > 0 else 1.0, padding=0.02)
         self.attn_text.setPos(0.25, top * 1.15)
@@ -508,15 +536,40 @@ class DepthTimePanel(Panel):
         super().hideEvent(event)
 
     # ----- convergence -----
+    def _conv_items(self) -> tuple[pg.GraphicsObject, ...]:
+        return self.conv_euler, self.conv_second, self.layer_marker, self.layer_text
+
+    def _conv_items_have_data(self) -> bool:
+        return self.conv_euler.xData is not None and len(self.conv_euler.xData) > 0
+
+    def _set_legend(self, euler: str, second: str) -> None:
+        """Legend entries, rebuilt only when their words change."""
+        if self._legend_names != (euler, second):
+            self._legend_names = (euler, second)
+            self.legend.clear()
+            self.legend.addItem(self.conv_euler, euler)
+            self.legend.addItem(self.conv_second, second)
+
     def _on_convergence_changed(self, _conv: Convergence | None) -> None:
         self._show_convergence()
 
     def _show_convergence(self, force: bool = False) -> None:
         conv = self.state.convergence
-        if conv is self._shown_conv and not force:
+        if conv is not None and conv is self._shown_conv and not force:
             return
         self._shown_conv = conv
         result = self.state.result
+        computing = (conv is None and result is not None
+                     and len(result.tokens) <= CONVERGENCE_MAX_TOKENS)
+        if computing and self._conv_items_have_data():
+            # typing: keep the last sweep, dimmed, until the new one arrives (no flicker)
+            for item in self._conv_items():
+                item.setOpacity(0.3)
+            self.conv_caption.setText(self.tr("computing… (the sweep of the previous input is "
+                                              "shown dimmed)"))
+            return
+        for item in self._conv_items():
+            item.setOpacity(1.0)
         if conv is None:
             self.conv_euler.setData([], [])
             self.conv_second.setData([], [])
@@ -539,9 +592,7 @@ class DepthTimePanel(Panel):
         scheme = conv.second_order_scheme.capitalize()
         self.conv_euler.setData(ns, conv.errors_euler)
         self.conv_second.setData(ns, conv.errors_second_order)
-        self.legend.clear()
-        self.legend.addItem(self.conv_euler, self.tr("Euler (the layer's form)"))
-        self.legend.addItem(self.conv_second, scheme)
+        self._set_legend(self.tr("Euler (the layer's form)"), scheme)
         e1 = float(conv.errors_euler[0])
         errors = np.concatenate([conv.errors_euler, conv.errors_second_order])
         errors = errors[errors > 0]
@@ -557,7 +608,7 @@ class DepthTimePanel(Panel):
         order1 = float(conv.orders_euler[-1]) if len(conv.ns) > 1 else float("nan")
         order2 = float(conv.orders_second_order[-1]) if len(conv.ns) > 1 else float("nan")
         self.conv_caption.setText(self.tr(
-            "Euler slope ≈ <b>%1</b> (error halves as n doubles), %2 slope ≈ <b>%3</b>. "
-            "The real layer is <b>n = 1</b>: one big step, %4 from its own flow.").replace(
+            "Slope ≈ <b>%1</b> for Euler (error halves as n doubles), ≈ <b>%3</b> for %2. "
+            "The real layer is <b>n = 1</b>, %4 from its own flow.").replace(
             "%1", f"{order1:.2f}").replace("%2", scheme).replace("%3", f"{order2:.2f}").replace(
             "%4", f"{e1:.3g}"))

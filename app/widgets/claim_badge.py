@@ -33,6 +33,8 @@ class ClaimBadge(QLabel):
     def set_claim(self, kind: str, paper_id: str = "") -> None:
         if kind not in BADGE_COLOURS:
             raise ValueError(f"badge kind must be one of {', '.join(BADGE_COLOURS)}, got {kind!r}")
+        if (kind, paper_id) == (self.kind, self.paper_id):
+            return  # a style sheet costs a re-polish: only when the claim changes
         self.kind, self.paper_id = kind, paper_id
         background, colour = BADGE_COLOURS[kind]
         self.setText(f"{kind} · {paper_id}" if paper_id else kind)
