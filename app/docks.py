@@ -49,6 +49,22 @@ DOCKS: tuple[DockSpec, ...] = (
              "app.panels.depth_time:DepthTimePanel"),
     DockSpec("causalityDock", QT_TRANSLATE_NOOP("Docks", "Causality"),
              "app.panels.causality:CausalityPanel"),
+    # the paper and physics lenses (issue 6): in the View menu, tabbed behind Depth time
+    DockSpec("lensTemperatureDock", QT_TRANSLATE_NOOP("Docks", "Lens: softmax temperature"),
+             "app.panels.lens_temperature:TemperaturePanel", visible=False,
+             tab_with="depthDock"),
+    DockSpec("lensEnergyDock", QT_TRANSLATE_NOOP("Docks", "Lens: energy through depth"),
+             "app.panels.lens_energy:EnergyPanel", visible=False, tab_with="depthDock"),
+    DockSpec("lensSplittingDock", QT_TRANSLATE_NOOP("Docks", "Lens: splitting = block"),
+             "app.panels.lens_splitting:SplittingPanel", visible=False, tab_with="depthDock"),
+    DockSpec("lensProjectionDock", QT_TRANSLATE_NOOP("Docks", "Lens: projection geometry"),
+             "app.panels.lens_projection:ProjectionPanel", visible=False,
+             tab_with="depthDock"),
+    DockSpec("lensConvergenceDock", QT_TRANSLATE_NOOP("Docks", "Lens: convergence"),
+             "app.panels.lens_convergence:ConvergencePanel", visible=False,
+             tab_with="depthDock"),
+    DockSpec("lensAnalogiesDock", QT_TRANSLATE_NOOP("Docks", "Lens: analogies"),
+             "app.panels.lens_analogies:AnalogiesPanel", visible=False, tab_with="depthDock"),
 )
 
 #: Default arrangement below the token editor: three columns of two docks each.

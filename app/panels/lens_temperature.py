@@ -1,0 +1,475 @@
+"""Lens: softmax is a Boltzmann distribution at temperature τ (PAPER.md E16–E18).
+
+A log-scale τ slider (a multiple of √d) recomputes the selected head's attention from the
+layer's own q and k (after q/k-norm and RoPE; GQA: query head h reads kv head h // G):
+the probability heatmap, each row's entropy beside its causal bound log(i + 1), the entropy of
+the selected query row against τ, and the measured slope of log p against the logit, which is
+1/τ. At τ = 1 (the 1/√d dropped) a note says the attention is sharper but not one-hot; the
+"Bose–Einstein condensate" reading is marked as an analogy.
+
+Also holds the small pieces the other lens panels share: :class:`LogSlider`,
+:class:`LensHeader` and :func:`pick` (the explanation in the app's language).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QShowEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSlider,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import palettes
+from app.compute import Result
+from app.panels.base import Panel
+from app.state import AppState
+from app.widgets.claim_badge import ClaimBadge
+from app.widgets.heatmap import HeatmapView
+from engine.lenses import entropy_curve, random_qk, temperature_lens
+
+# --------------------------------------------------------------------------------------------
+# shared by the lens panels
+
+
+def pick(state: AppState, en: str, zh: str) -> str:
+    """The explanation in the app's current language (``state.language``)."""
+    return zh if state.language == "zh" else en
+
+
+class LogSlider(QSlider):
+    """A horizontal slider over ``[lo, hi]`` on a log scale.
+
+    ``value_changed(x)`` fires when the person moves it. :meth:`set_value` puts an exact value
+    (a preset such as τ = 1) without rounding it to a slider position and without emitting.
+    """
+
+    value_changed = Signal(float)
+
+    def __init__(self, lo: float, hi: float, value: float, *, steps: int = 1000,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self._log_lo, self._log_hi = math.log10(lo), math.log10(hi)
+        self.setRange(0, steps)
+        self.setSingleStep(1)
+        self.setPageStep(max(1, steps // 20))
+        self._value = float(value)
+        self.set_value(value)
+        self.valueChanged.connect(self._on_position)
+
+    @property
+    def value_float(self) -> float:
+        return self._value
+
+    def position_of(self, value: float) -> int:
+        frac = (math.log10(value) - self._log_lo) / (self._log_hi - self._log_lo)
+        return round(min(max(frac, 0.0), 1.0) * self.maximum())
+
+    def value_at(self, position: int) -> float:
+        return 10.0 ** (self._log_lo + (self._log_hi - self._log_lo) * position / self.maximum())
+
+    def set_value(self, value: float) -> None:
+        self._value = float(value)
+        self.blockSignals(True)
+        self.setValue(self.position_of(value))
+        self.blockSignals(False)
+
+    def _on_position(self, position: int) -> None:
+        self._value = self.value_at(position)
+        self.value_changed.emit(self._value)
+
+
+class LensHeader(QWidget):
+    """A lens's title, its claim badges (EXACT / ANALOGY with the PAPER.md id) and the
+    statement it shows, in the app's language."""
+
+    def __init__(self, badges: list[tuple[str, str]], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel()
+        self.title.setObjectName("lensTitle")
+        self.title.setStyleSheet("font-weight: bold; font-size: 11pt;")
+        self.badges = [ClaimBadge(kind, paper_id) for kind, paper_id in badges]
+        self.statement = QLabel()
+        self.statement.setObjectName("lensStatement")
+        self.statement.setWordWrap(True)
+        self.statement.setTextFormat(Qt.TextFormat.RichText)
+        self.statement.setStyleSheet("color: #333;")
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.title)
+        for badge in self.badges:
+            top.addWidget(badge)
+        top.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(top)
+        layout.addWidget(self.statement)
+
+    def set_texts(self, title: str, statement: str, badge_tips: list[str]) -> None:
+        self.title.setText(title)
+        self.statement.setText(statement)
+        for badge, tip in zip(self.badges, badge_tips, strict=True):
+            badge.setToolTip(tip)
+
+
+class LensPanel(Panel):
+    """A lens panel builds its widgets on first show, not at start-up.
+
+    Lens docks open hidden (tabbed behind Depth time) and hold a dozen plots between them;
+    building them only when a person opens one keeps the window's first paint fast.
+    Subclasses subscribe to the state in ``__init__``, build in :meth:`build`, and set their
+    strings in :meth:`_retranslate` (called after building and on every language change).
+    """
+
+    def __init__(self, state: AppState) -> None:
+        super().__init__(state)
+        self.built = False
+        state.language_changed.connect(lambda _lang: self.retranslate())
+
+    def build(self) -> None:
+        raise NotImplementedError
+
+    def ensure_built(self) -> None:
+        if not self.built:
+            self.built = True
+            self.build()
+            self._retranslate()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self.ensure_built()
+        super().showEvent(event)
+
+    def retranslate(self) -> None:
+        if self.built:
+            self._retranslate()
+
+    def _retranslate(self) -> None:
+        raise NotImplementedError
+
+
+def badge_tip(widget: QWidget, kind: str) -> str:
+    """What a badge kind promises, translated in ``widget``'s context."""
+    if kind == "EXACT":
+        return widget.tr("Exact: a test asserts this statement in float64.")
+    if kind == "ANALOGY":
+        return widget.tr("Analogy: shown with its caveat, never asserted.")
+    return widget.tr("Interpolation: a drawing aid between true states.")
+
+
+# --------------------------------------------------------------------------------------------
+
+#: The slider runs over τ = multiplier·√d with the multiplier from 1e-3 to 1e3.
+MULT_LO, MULT_HI = 1e-3, 1e3
+#: Multipliers of the entropy-vs-τ curve (computed once per result and head).
+CURVE_MULTS = np.logspace(math.log10(MULT_LO), math.log10(MULT_HI), 121)
+#: |log τ| below this counts as "τ = 1" for the E18 note (about one slider step each side).
+TAU_ONE_TOLERANCE = 0.02
+
+
+def _e18_reference() -> float:
+    """PAPER.md E18's own setting: d = 128, random q, k, τ = 1 — mean max weight ≈ 0.9."""
+    q, k = random_qk(n_heads=4, n_tokens=16, head_dim=128, seed=0)
+    lens = temperature_lens(q, k, multiplier=1 / math.sqrt(128), causal=False)
+    return float(lens.max_weight.mean())
+
+
+class TemperaturePanel(LensPanel):
+    def __init__(self, state: AppState) -> None:
+        super().__init__(state)
+        state.selection_changed.connect(self._on_selection_changed)
+        if hasattr(state, "palette_changed"):
+            state.palette_changed.connect(lambda _key: self.request_redraw())
+
+    def build(self) -> None:
+        body = QWidget()
+        self.header = LensHeader([("EXACT", "E16"), ("EXACT", "E17")])
+
+        self.tau_label = QLabel()
+        self.slider = LogSlider(MULT_LO, MULT_HI, 1.0)
+        self.slider.setObjectName("tauSlider")
+        self.preset_zero = QPushButton()
+        self.preset_one = QPushButton()
+        self.preset_one.setObjectName("tauOneButton")
+        self.preset_sqrt = QPushButton()
+        self.preset_sqrt.setObjectName("tauSqrtDButton")
+        self.preset_hot = QPushButton()
+        for button in (self.preset_zero, self.preset_one, self.preset_sqrt, self.preset_hot):
+            button.setAutoDefault(False)
+        self.readout = QLabel()
+        self.readout.setObjectName("tauReadout")
+        self.readout.setTextFormat(Qt.TextFormat.RichText)
+        self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.view = HeatmapView()
+        self.view.setMinimumWidth(180)
+        self.entropy_plot = pg.PlotWidget()
+        self.entropy_plot.setMenuEnabled(False)
+        self.entropy_plot.getViewBox().setMouseEnabled(x=False, y=False)
+        self.entropy_plot.hideButtons()
+        self.entropy_bars = pg.BarGraphItem(x=[], height=[], width=0.6,
+                                            brush=QColor(70, 110, 200, 200), pen=None)
+        self.bound_curve = pg.PlotDataItem(pen=pg.mkPen((200, 40, 40), width=2,
+                                                        style=Qt.PenStyle.DashLine),
+                                           stepMode="center")
+        self.layer_dots = pg.ScatterPlotItem(size=7, brush=QColor(40, 40, 40), pen=None,
+                                             symbol="d")
+        self.entropy_plot.addItem(self.entropy_bars)
+        self.entropy_plot.addItem(self.bound_curve)
+        self.entropy_plot.addItem(self.layer_dots)
+        self.entropy_legend = self.entropy_plot.addLegend(offset=(5, 2), labelTextSize="8pt",
+                                                          colCount=3)
+
+        self.curve_plot = pg.PlotWidget()
+        self.curve_plot.setMenuEnabled(False)
+        self.curve_plot.hideButtons()
+        self.curve_plot.getViewBox().setMouseEnabled(x=False, y=False)
+        self.curve_plot.setLogMode(x=True, y=False)
+        #: every row's entropy against τ, thin; the selected query row bold on top
+        self.all_rows = pg.PlotCurveItem(pen=pg.mkPen((70, 110, 200, 70), width=1),
+                                         connect="finite")
+        self.row_curve = pg.PlotDataItem(pen=pg.mkPen((70, 110, 200), width=3))
+        self.row_bound = pg.InfiniteLine(angle=0, pen=pg.mkPen((200, 40, 40), width=2,
+                                                                 style=Qt.PenStyle.DashLine))
+        self.tau_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((20, 20, 20), width=2))
+        self.one_line = pg.InfiniteLine(angle=90, pos=0.0,
+                                        pen=pg.mkPen((150, 150, 150), style=Qt.PenStyle.DotLine),
+                                        label="τ=1", labelOpts={"position": 0.95,
+                                                                 "color": (90, 90, 90),
+                                                                 "anchors": [(1, 0), (1, 0)]})
+        self.sqrt_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((150, 150, 150),
+                                                                 style=Qt.PenStyle.DotLine),
+                                         label="√d", labelOpts={"position": 0.95,
+                                                                 "color": (90, 90, 90),
+                                                                 "anchors": [(0, 0), (0, 0)]})
+        for item in (self.all_rows, self.row_curve, self.row_bound, self.one_line, self.sqrt_line,
+                     self.tau_line):
+            self.curve_plot.addItem(item)
+
+        self.note_badge = ClaimBadge("ANALOGY", "E18")
+        self.note = QLabel()
+        self.note.setObjectName("tauOneNote")
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.RichText)
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.tau_label)
+        controls.addWidget(self.slider, 1)
+        presets = QHBoxLayout()
+        for button in (self.preset_zero, self.preset_one, self.preset_sqrt, self.preset_hot):
+            presets.addWidget(button)
+        presets.addWidget(self.readout, 1)
+        plots = QSplitter(Qt.Orientation.Vertical)
+        plots.addWidget(self.entropy_plot)
+        plots.addWidget(self.curve_plot)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.view)
+        split.addWidget(plots)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        note_row = QHBoxLayout()
+        note_row.addWidget(self.note_badge, 0, Qt.AlignmentFlag.AlignTop)
+        note_row.addWidget(self.note, 1)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(3)
+        layout.addWidget(self.header)
+        layout.addLayout(controls)
+        layout.addLayout(presets)
+        layout.addWidget(split, 1)
+        layout.addLayout(note_row)
+        self.set_body(body)
+
+        #: what is on screen, for tests and the benchmark
+        self.lens = None
+        self.head_dim = 0
+        self._key: tuple[int, int] | None = None
+        self._q: np.ndarray | None = None
+        self._k: np.ndarray | None = None
+        self._causal = True
+        self._curve: np.ndarray | None = None  # [M, T] entropy of each row vs multiplier
+        self._layer_entropy: np.ndarray | None = None
+        self._labels: list[str] = []
+        self._e18_reference = _e18_reference()
+
+        self.slider.value_changed.connect(self._on_multiplier_changed)
+        self.preset_zero.clicked.connect(lambda: self.set_multiplier(MULT_LO))
+        self.preset_one.clicked.connect(
+            lambda: self.set_multiplier(1.0 / math.sqrt(max(self.head_dim, 1))))
+        self.preset_sqrt.clicked.connect(lambda: self.set_multiplier(1.0))
+        self.preset_hot.clicked.connect(lambda: self.set_multiplier(MULT_HI))
+        self.view.clicked.connect(lambda row, _col, _v: self.state.set_query(row))
+
+    # ----- controls -----
+    @property
+    def multiplier(self) -> float:
+        return self.slider.value_float
+
+    @property
+    def tau(self) -> float:
+        return self.multiplier * math.sqrt(max(self.head_dim, 1))
+
+    def set_multiplier(self, multiplier: float) -> None:
+        """τ = multiplier·√d, exactly (presets and tests)."""
+        self.slider.set_value(multiplier)
+        self._on_multiplier_changed(multiplier)
+
+    def _on_multiplier_changed(self, _multiplier: float) -> None:
+        if self.isVisible() and self._q is not None:
+            self.update_tau()
+        else:
+            self._dirty = True
+
+    def _on_selection_changed(self, field: str) -> None:
+        if field in ("head", "query"):
+            self.request_redraw()
+
+    def _retranslate(self) -> None:
+        st = self.state
+        self.header.set_texts(
+            self.tr("Softmax temperature"),
+            pick(st, "Softmax is a Boltzmann distribution: log p<sub>j</sub> = s<sub>j</sub>/τ − "
+                     "log Z with logit s = q·k. The layer uses τ = √d. Entropy never decreases "
+                     "as τ grows; it tends to 0 as τ → 0 and to log(i + 1) for causal row i "
+                     "as τ → ∞.",
+                 "Softmax 就是玻尔兹曼分布：log p<sub>j</sub> = s<sub>j</sub>/τ − log Z，"
+                 "logit s = q·k。本层用的是 τ = √d。熵随 τ 增大而不减；τ → 0 时趋于 0，"
+                 "τ → ∞ 时因果第 i 行趋于 log(i + 1)。"),
+            [badge_tip(self, "EXACT")] * 2)
+        self.tau_label.setText(self.tr("τ:"))
+        self.slider.setToolTip(self.tr("Softmax temperature τ on a log scale, as a multiple of √d"))
+        self.preset_zero.setText(self.tr("τ → 0"))
+        self.preset_one.setText(self.tr("τ = 1 (drop 1/√d)"))
+        self.preset_sqrt.setText(self.tr("τ = √d (the layer)"))
+        self.preset_hot.setText(self.tr("τ → ∞"))
+        self.note_badge.setToolTip(badge_tip(self, "ANALOGY"))
+        self.entropy_plot.setTitle(self.tr("entropy of each query row (nats)"), size="9pt")
+        self.entropy_plot.setLabel("bottom", self.tr("query token i"))
+        self._curve_title = ""
+        self.curve_plot.setLabel("bottom", self.tr("τ (log scale)"))
+        self.entropy_legend.clear()
+        self.entropy_legend.addItem(self.entropy_bars, self.tr("at this τ"))
+        self.entropy_legend.addItem(self.bound_curve, self.tr("bound log(i+1)"))
+        self.entropy_legend.addItem(self.layer_dots, self.tr("layer (τ=√d)"))
+        if self.lens is not None:
+            self.update_tau()
+
+    # ----- drawing -----
+    def redraw(self, result: Result) -> None:
+        trace = result.trace
+        config = trace.config
+        head = min(self.state.head, config.num_attention_heads - 1)
+        key = (result.request_id, head)
+        if key != self._key:
+            self._key = key
+            kv_head = head // config.group_size
+            self._q = trace["q_rope"][head][None]  # [1, T, d]
+            self._k = trace["k_rope"][kv_head][None]  # [1, T, d]
+            self._causal = trace.causal
+            self.head_dim = config.head_dim
+            self._curve = entropy_curve(self._q, self._k, CURVE_MULTS,
+                                        causal=self._causal)[:, 0]  # [M, T]
+            self._layer_entropy = temperature_lens(self._q, self._k, multiplier=1.0,
+                                                   causal=self._causal).entropy[0]
+            labels = [f"{i} {t}" for i, t in enumerate(result.tokens)]
+            self._labels = labels
+            sqrt_d = math.sqrt(self.head_dim)
+            self.sqrt_line.setValue(math.log10(sqrt_d))
+            self.curve_plot.setXRange(math.log10(MULT_LO * sqrt_d), math.log10(MULT_HI * sqrt_d),
+                                      padding=0.02)
+            t = len(result.tokens)
+            self.entropy_plot.setXRange(-0.6, t - 0.4, padding=0)
+            top = float(np.log(t)) * 1.08 + 0.05
+            self.entropy_plot.setYRange(0, top * 1.3, padding=0)  # room for the legend
+            self.curve_plot.setYRange(0, top, padding=0)
+            xs = np.tile(np.append(CURVE_MULTS * math.sqrt(self.head_dim), np.nan), t)
+            ys = np.concatenate([np.append(self._curve[:, i], np.nan) for i in range(t)])
+            self.all_rows.setData(np.log10(xs), ys)
+            x = np.arange(t, dtype=float)
+            self.layer_dots.setData(x=x, y=self._layer_entropy)
+            self.entropy_plot.getAxis("bottom").setTicks(
+                [[(i, str(i)) for i in range(0, t, max(1, t // 12))], []])
+        self.update_tau()
+
+    def update_tau(self) -> None:
+        """Recompute at the slider's τ and move every item: the per-frame path."""
+        if self._q is None:
+            return
+        lens = temperature_lens(self._q, self._k, multiplier=self.multiplier,
+                                causal=self._causal)
+        self.lens = lens
+        probs = lens.probs[0]  # [T, T]
+        shown = np.where(np.isneginf(lens.log_probs[0]), np.nan, probs)  # masked: grey
+        self.view.set_matrix(shown, (0.0, 1.0),
+                             palettes.map_for("probability",
+                                              getattr(self.state, "palette", "classic")),
+                             self._labels, self._labels, x_title=self.tr("key token"),
+                             y_title=self.tr("query token"))
+        t = probs.shape[0]
+        x = np.arange(t, dtype=float)
+        self.entropy_bars.setOpts(x=x, height=lens.entropy[0], width=0.6)
+        edges = np.arange(t + 1, dtype=float) - 0.5
+        self.bound_curve.setData(x=edges, y=lens.entropy_bound)
+        query = min(self.state.query, t - 1)
+        self.row_curve.setData(x=CURVE_MULTS * math.sqrt(self.head_dim),
+                               y=self._curve[:, query])
+        self.row_bound.setValue(float(lens.entropy_bound[query]))
+        title = self.tr("entropy against τ · bold: query row %1 (click a row)").replace(
+            "%1", str(query))
+        if title != self._curve_title:
+            self._curve_title = title
+            self.curve_plot.setTitle(title, size="9pt")
+        self.tau_line.setValue(math.log10(lens.tau))
+        self._update_texts()
+
+    def _update_texts(self) -> None:
+        lens = self.lens
+        st = self.state
+        slope = float(lens.slope[0])
+        sqrt_d = math.sqrt(self.head_dim)
+        slope_text = "—" if math.isnan(slope) else f"{slope:.12g}"
+        self.tau_label.setText(self.tr("τ = %1").replace("%1", f"{lens.tau:.4g}"))
+        self.readout.setText(
+            self.tr("τ = %1 × √d (√d = %2) · slope of log p vs logit = <b>%3</b> · 1/τ = %4")
+            .replace("%1", f"{lens.multiplier:.4g}").replace("%2", f"{sqrt_d:.4g}")
+            .replace("%3", slope_text).replace("%4", f"{1 / lens.tau:.12g}"))
+        # rows that see more than one key (causal row 0 always puts weight 1 on itself)
+        choice = np.asarray(lens.entropy_bound) > 0
+        weights = lens.max_weight[0][choice] if choice.any() else lens.max_weight[0]
+        max_w = float(weights.mean())
+        at_one = self.at_tau_one
+        if at_one:
+            text = pick(
+                st,
+                f"<b>τ = 1: sharper, not one-hot.</b> Mean largest weight here {max_w:.3f} "
+                f"(d = {self.head_dim}); PAPER.md's d = 128 random q, k give "
+                f"{self._e18_reference:.2f}. Calling this a frozen “Bose–Einstein "
+                "condensate” is only an analogy: every key keeps a nonzero weight.",
+                f"<b>τ = 1：更尖锐，但不是独热。</b>此处平均最大权重 {max_w:.3f}"
+                f"（d = {self.head_dim}）；PAPER.md 中 d = 128 的随机 q、k 为 "
+                f"{self._e18_reference:.2f}。说它“冻结成玻色–爱因斯坦凝聚”只是类比："
+                "每个 key 的权重都仍大于 0。")
+        else:
+            text = pick(
+                st,
+                f"Mean largest weight per row {max_w:.3f}. Press “τ = 1” to drop the 1/√d: "
+                "attention gets sharper but not one-hot (the “condensate” is an analogy).",
+                f"平均最大权重 {max_w:.3f}。按“τ = 1”去掉 1/√d：注意力更尖锐，"
+                "但不是独热（“凝聚”只是类比）。")
+        self.note.setText(text)
+        style = "background: #fff4e0; padding: 3px;" if at_one else "color: #555;"
+        if style != self.note.styleSheet():
+            self.note.setStyleSheet(style)
+
+    @property
+    def at_tau_one(self) -> bool:
+        return self.lens is not None and abs(math.log(self.lens.tau)) < TAU_ONE_TOLERANCE

@@ -1,0 +1,388 @@
+"""The six paper-and-physics lens panels, driven in the real window: each draws when its dock
+is shown, each control moves the picture, and what is drawn agrees with the engine."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+from conftest import wait_for_text
+from PySide6.QtCore import QPointF, QUrl
+
+from app.docks import DOCKS
+from engine import ops
+from engine.lenses import energy_sweep, splitting_lens, temperature_lens
+from engine.norms import layernorm_miss, project_to_layernorm_set
+
+LENS_DOCKS = ("lensTemperatureDock", "lensEnergyDock", "lensSplittingDock",
+              "lensProjectionDock", "lensConvergenceDock", "lensAnalogiesDock")
+
+
+def show(window, qtbot, name):
+    """Show and raise a lens dock; wait until its panel drew the current result."""
+    dock = window.docks[name]
+    dock.show()
+    dock.raise_()
+    panel = window.panels[name]
+    qtbot.waitUntil(lambda: panel.isVisible() and panel.is_current, timeout=5000)
+    return panel
+
+
+def bold_number(text):
+    return float(re.search(r"<b>([^<]+)</b>", text).group(1))
+
+
+# ----- registry -----------------------------------------------------------------------------
+
+def test_lens_docks_are_registered_hidden_and_tabbed_behind_depth_time(make_window, qtbot):
+    specs = {spec.object_name: spec for spec in DOCKS}
+    for name in LENS_DOCKS:
+        assert name in specs
+        assert specs[name].visible is False and specs[name].tab_with == "depthDock"
+    window = make_window(sync=True, text="a b")
+    for name in LENS_DOCKS:
+        assert not window.docks[name].isVisible()
+        assert window.docks[name].windowTitle().startswith("Lens")
+        assert window.docks[name].toggleViewAction() in window.view_menu.actions()
+    # hidden: not even built, and no redraw work; built and caught up when first shown
+    panel = window.panels["lensTemperatureDock"]
+    assert not panel.built
+    first = panel.drawn_id
+    window.editor.set_text("a b c")
+    wait_for_text(qtbot, window, "a b c")
+    assert panel.drawn_id == first
+    show(window, qtbot, "lensTemperatureDock")  # opens as a tab behind Depth time
+    assert panel.built and panel.view.data.shape == (3, 3)
+    assert "lensTemperatureDock" in [d.objectName() for d in
+                                     window.tabifiedDockWidgets(window.docks["depthDock"])]
+
+
+def test_every_lens_carries_its_claim_badges(make_window, qtbot):
+    window = make_window(sync=True, text="a b c")
+    expected = {
+        "lensTemperatureDock": [("EXACT", "E16"), ("EXACT", "E17")],
+        "lensEnergyDock": [("EXACT", "E20"), ("EXACT", "E21"), ("ANALOGY", "")],
+        "lensSplittingDock": [("EXACT", f"E{i}") for i in range(1, 5)],
+        "lensProjectionDock": [("EXACT", e) for e in ("E5", "E6", "E7", "E8", "E10")],
+        "lensConvergenceDock": [("EXACT", "E13")],
+        "lensAnalogiesDock": [("ANALOGY", "")],
+    }
+    for name, badges in expected.items():
+        panel = show(window, qtbot, name)
+        assert [(b.kind, b.paper_id) for b in panel.header.badges] == badges
+        assert all(b.isVisible() and b.toolTip() for b in panel.header.badges)
+    assert window.panels["lensTemperatureDock"].note_badge.kind == "ANALOGY"
+    assert window.panels["lensConvergenceDock"].caveat_badge.kind == "ANALOGY"
+
+
+# ----- 1. temperature ------------------------------------------------------------------------
+
+def test_temperature_at_sqrt_d_is_the_layers_own_attention(make_window, qtbot):
+    window = make_window(sync=True, text="我爱北京天安门")
+    window.state.set_head(3)  # GQA: query head 3 reads kv head 1
+    panel = show(window, qtbot, "lensTemperatureDock")
+    probs = window.state.result.trace["attn_probs"][3]
+    assert panel.multiplier == 1.0 and panel.tau == pytest.approx(2.0)  # toy head_dim 4
+    np.testing.assert_allclose(panel.lens.probs[0], probs, atol=1e-14)
+    shown = panel.view.data
+    assert np.isnan(shown[0, 1]) and np.isfinite(shown[1, 0])  # the future is masked, grey
+    np.testing.assert_allclose(shown[np.isfinite(shown)], probs[np.isfinite(shown)], atol=1e-7)
+    # clicking a row selects that query everywhere; its entropy curve tends to log(i + 1)
+    panel.view.clicked.emit(2, 0, 0.0)
+    assert window.state.query == 2
+    _x, y = panel.row_curve.getData()
+    assert y[-1] == pytest.approx(math.log(3), abs=1e-3)
+
+
+def test_temperature_slider_moves_heatmap_entropy_and_slope(make_window, qtbot):
+    window = make_window(sync=True, text="The cat sat on the mat")
+    panel = show(window, qtbot, "lensTemperatureDock")
+    trace = window.state.result.trace
+    q, k = trace["q_rope"][0][None], trace["k_rope"][0][None]
+    bound = np.log(np.arange(1, 7))
+    entropies = []
+    before = panel.view.data.copy()
+    for position in range(0, 1001, 50):
+        panel.slider.setValue(position)
+        tau = panel.slider.value_at(position) * 2.0  # toy head_dim 4: √d = 2
+        assert panel.lens.tau == pytest.approx(tau, rel=1e-12)
+        ref = temperature_lens(q, k, multiplier=tau / 2.0, causal=True)
+        np.testing.assert_allclose(panel.lens.probs, ref.probs, atol=1e-15)
+        # E16: the slope readout is 1/τ
+        assert bold_number(panel.readout.text()) == pytest.approx(1.0 / tau, rel=1e-9)
+        # the entropy bars and the causal bound on screen
+        np.testing.assert_allclose(panel.entropy_bars.opts["height"], ref.entropy[0])
+        _x, drawn_bound = panel.bound_curve.getData()
+        np.testing.assert_allclose(drawn_bound, bound)
+        assert np.all(ref.entropy[0] <= bound + 1e-12)  # E17 bound
+        entropies.append(np.array(panel.entropy_bars.opts["height"]))
+        if not math.isclose(tau, 2.0):  # every τ but the layer's own moves the picture
+            assert not np.allclose(np.nan_to_num(before), np.nan_to_num(panel.view.data))
+    entropies = np.array(entropies)
+    assert np.all(np.diff(entropies, axis=0) >= -1e-12)  # nondecreasing in τ (E17)
+    assert np.all(entropies[0] < 1e-3)  # τ → 0: one key per row
+    np.testing.assert_allclose(entropies[-1], bound, atol=1e-3)  # τ → ∞: log(i + 1)
+
+
+def test_tau_one_note_says_sharper_but_not_one_hot(make_window, qtbot):
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = show(window, qtbot, "lensTemperatureDock")
+    layer_max = panel.lens.max_weight[0].mean()
+    assert not panel.at_tau_one
+    panel.preset_one.click()
+    assert panel.lens.tau == pytest.approx(1.0, rel=1e-12)
+    assert panel.at_tau_one
+    assert "not one-hot" in panel.note.text() and "analogy" in panel.note.text()
+    sharp = panel.lens.max_weight[0]
+    assert sharp.mean() > layer_max  # sharper ...
+    assert np.all(sharp[1:] < 0.999)  # ... but no row with a choice is one-hot (E18)
+    assert 0.8 < panel._e18_reference < 0.99  # PAPER.md: ≈ 0.9 at d = 128
+    panel.preset_sqrt.click()
+    assert not panel.at_tau_one and panel.lens.tau == pytest.approx(2.0)
+
+
+# ----- 2. energy -----------------------------------------------------------------------------
+
+def test_energy_curves_match_the_engine_and_post_norm_is_flat(make_window, qtbot):
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = show(window, qtbot, "lensEnergyDock")
+    assert panel.plot.getPlotItem().getAxis("left").logMode  # log y axis
+    x = window.state.result.trace["embed"]
+    n = panel.n_layers
+    ref = energy_sweep(x, n_layers=n, **panel.sweep_kwargs())
+    for variant in ("post-norm", "pre-norm", "no-norm"):
+        np.testing.assert_allclose(panel.curves[variant].yData, ref[variant].energy,
+                                   rtol=1e-12)
+        assert len(panel.curves[variant].xData) == n + 1
+    post = panel.curves["post-norm"].yData[1:]
+    np.testing.assert_allclose(post, 1.0, atol=1e-12)  # σ₁² + σ₂² = 0 + 1 (E20)
+    pre = panel.curves["pre-norm"].yData
+    nonorm = panel.curves["no-norm"].yData
+    assert pre[-1] > 2 * pre[1] and nonorm[-1] > 100 * pre[-1]
+    panel.alpha_slider.setValue(0)
+    panel.flush()
+    assert panel.sweep.alpha == 0.0
+    for variant in ("pre-norm", "no-norm"):  # E15: α = 0 is the identity, bitwise
+        energy = panel.curves[variant].yData
+        assert np.all(energy == energy[0])
+
+
+def test_energy_controls_move_the_curves(make_window, qtbot):
+    window = make_window(sync=True, text="a b c d e")
+    panel = show(window, qtbot, "lensEnergyDock")
+    panel.n_slider.setValue(64)  # N only slices the cached sweep: immediate
+    assert len(panel.curves["pre-norm"].yData) == 65
+    panel.beta_box.setValue(0.5)
+    panel.gamma_box.setValue(1.5)
+    qtbot.waitUntil(lambda: panel.sweep.gamma == 1.5 and panel.sweep.beta == 0.5)
+    np.testing.assert_allclose(panel.curves["post-norm"].yData[1:], 0.5 ** 2 + 1.5 ** 2,
+                               rtol=1e-12)
+    # E21: pre-norm sublayer inputs have rms |σ₂|
+    np.testing.assert_allclose(panel.sweep["pre-norm"].sublayer_input_rms, 1.5, rtol=1e-12)
+    assert "2.5" in panel.readout.text()
+    before = panel.curves["no-norm"].yData.copy()
+    panel.scale_slider.setValue(300)
+    qtbot.waitUntil(lambda: panel.sweep.init_scale == pytest.approx(panel.init_scale))
+    assert not np.allclose(before, panel.curves["no-norm"].yData)
+    x = window.state.result.trace["embed"]
+    ref = energy_sweep(x, n_layers=64, **panel.sweep_kwargs())
+    np.testing.assert_allclose(panel.curves["no-norm"].yData,
+                               ref["no-norm"].energy[np.isfinite(ref["no-norm"].energy)],
+                               rtol=1e-12)
+
+
+# ----- 3. splitting --------------------------------------------------------------------------
+
+def test_splitting_equals_the_block_reweighted_by_omega_at_any_dt(make_window, qtbot):
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = show(window, qtbot, "lensSplittingDock")
+    x = window.state.result.trace["embed"]
+    assert panel.input_is_sentence
+    np.testing.assert_array_equal(panel.lens.u0, x)
+    assert panel.gap <= 1e-13  # E1
+    assert "equal up to rounding" in panel.gap_label.text()
+    for sub in panel.lens.substeps:
+        np.testing.assert_array_equal(panel.cells[sub.name][1].image,
+                                      sub.array.astype(np.float32))
+    assert "Euler" in panel.title_text("u1")
+    assert "projection" in panel.title_text("u2")
+    assert "relaxation" in panel.title_text("u5")
+    # ω: a re-weighted skip (E4); Δt: not identifiable (E2)
+    u6_half = panel.lens.output.copy()
+    panel.omega_slider.setValue(30)
+    assert panel.lens.skip == pytest.approx(0.3 / 0.7)
+    assert panel.gap <= 1e-13  # equal to LN(u₄ + α·u₂)
+    assert panel.lens.gap_block > 1e-2  # O(1) away from the 2017 block
+    assert np.abs(panel.lens.output - u6_half).max() > 1e-2
+    assert "0.429" in panel.title_text("block")
+    panel.omega_slider.setValue(50)
+    panel.dt_slider.setValue(panel.dt_slider.position_of(3.0))
+    assert panel.dt == pytest.approx(3.0, rel=0.02)
+    assert panel.gap <= 1e-13
+
+
+def test_splitting_eps_gap_is_order_eps_and_the_quarter_fix_closes_it(make_window, qtbot):
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = show(window, qtbot, "lensSplittingDock")
+    panel.set_eps(1e-5)
+    assert panel.eps == pytest.approx(1e-5)
+    gap5 = panel.gap
+    assert 1e-7 < gap5 < 1e-4  # E3: ~6e-6 at ε = 1e-5
+    assert "O(ε)" in panel.gap_label.text()
+    assert panel.cells["diff"][1].image.max() > 0
+    panel.set_eps(1e-4)
+    assert 5 < panel.gap / gap5 < 20  # linear in ε
+    panel.fix_box.setChecked(True)
+    assert panel.lens.closing_eps == pytest.approx(1e-4 / 4)
+    assert panel.gap <= 1e-13
+    ref = splitting_lens(panel.lens.u0, panel._scheme, **panel.lens_kwargs())
+    assert panel.gap == ref.gap_reweighted
+
+
+# ----- 4. projection geometry ----------------------------------------------------------------
+
+def test_projection_marks_ln_antipode_and_rmsnorm(make_window, qtbot):
+    window = make_window(sync=True, text="a b")
+    panel = show(window, qtbot, "lensProjectionDock")
+    panel.set_v((0.5, 1.0, 2.5))
+    v = np.array([0.5, 1.0, 2.5])
+    ln = panel.ln_projection
+    np.testing.assert_allclose(ln.point, ops.layer_norm(v, 0.0), atol=1e-15)
+    np.testing.assert_allclose(panel.rms_projection.point, ops.rms_norm(v, 1.0, 0.0))
+    assert ln.antipode_distance > ln.distance  # E6
+    assert not panel.equidistant
+    text = panel.readout.text()
+    assert f"{ln.distance:.6f}" in text and "nearest" in text and "farthest" in text
+    # the handles sit at v's coordinates in both views
+    e1 = np.array([1.0, -1.0, 0.0]) / math.sqrt(2)
+    e2 = np.array([1.0, 1.0, -2.0]) / math.sqrt(6)
+    pos = panel.top.handle.pos()
+    assert (pos.x(), pos.y()) == pytest.approx((v @ e1, v @ e2))
+    side = panel.side.handle.pos()
+    assert side.y() == pytest.approx(v.sum() / math.sqrt(3))
+    # side view: LN(v) and its antipode are the ends of the circle seen edge-on
+    x, _y = panel.side.ln_set.getData()
+    spot_x, _spot_y = panel.side.points.getData()
+    assert {round(p, 9) for p in spot_x[:2]} == {round(x[0], 9), round(x[1], 9)}
+    # σ₁, σ₂ move the circle
+    panel.sigma1_box.setValue(0.5)
+    panel.sigma2_box.setValue(0.6)
+    x, _y = panel.top.ln_set.getData()
+    assert x.max() == pytest.approx(math.sqrt(3) * 0.6)
+    _x, y = panel.side.ln_set.getData()
+    assert y[0] == pytest.approx(math.sqrt(3) * 0.5)
+    ref = project_to_layernorm_set(panel.v, 0.5, 0.6)
+    np.testing.assert_array_equal(panel.ln_projection.point, ref.point)
+
+
+def test_a_constant_v_is_flagged_equidistant(make_window, qtbot):
+    window = make_window(sync=True, text="a b")
+    panel = show(window, qtbot, "lensProjectionDock")
+    panel.constant_button.click()
+    v = panel.v
+    assert np.all(v == v[0])
+    assert panel.equidistant
+    assert "equidistant" in panel.readout.text()
+    ln = panel.ln_projection
+    assert ln.distance == pytest.approx(ln.antipode_distance)  # E7
+    x, _y = panel.top.spokes.getData()
+    assert len(x) == 24  # 12 spokes round the circle
+    panel.set_eps(1e-2)  # with ε LayerNorm returns β = σ₁: the centre
+    np.testing.assert_allclose(panel.ln_eps, 0.0, atol=1e-12)
+    panel.set_v((1.0, 2.0, 3.0))
+    assert not panel.equidistant and "equidistant" not in panel.readout.text()
+
+
+def test_projection_eps_pulls_layernorm_off_the_circle_and_v_drags(make_window, qtbot):
+    window = make_window(sync=True, text="a b")
+    panel = show(window, qtbot, "lensProjectionDock")
+    panel.set_v((0.3, 0.31, 0.33))  # a small spread: ε matters
+    assert panel.ln_eps is None
+    panel.set_eps(1e-3)
+    v = panel.v
+    miss = layernorm_miss(v, panel.eps)
+    measured = project_to_layernorm_set(panel.ln_eps).distance
+    assert measured == pytest.approx(miss.closed_form, rel=1e-9)  # E8
+    assert measured > 0.1
+    assert f"{miss.closed_form:.3e}" in panel.readout.text()
+    e1 = np.array([1.0, -1.0, 0.0]) / math.sqrt(2)
+    e2 = np.array([1.0, 1.0, -2.0]) / math.sqrt(6)
+    inside = np.hypot(panel.ln_eps @ e1, panel.ln_eps @ e2)
+    assert inside < math.sqrt(3) - 0.1  # drawn inside the circle
+    # dragging the handle in the view along (1, 1, 1) keeps the mean
+    panel.set_eps(0.0)
+    mean = panel.v.mean()
+    panel.top.handle.setPos(QPointF(0.5, -1.0))
+    v = panel.v
+    assert v.mean() == pytest.approx(mean, abs=2e-3)
+    assert (v @ e1, v @ e2) == pytest.approx((0.5, -1.0), abs=3e-3)
+    panel.side.handle.setPos(QPointF(1.0, 0.0))  # the side view moves the mean: here to 0
+    assert panel.v.mean() == pytest.approx(0.0, abs=2e-3)
+    assert panel.ln_projection.distance == pytest.approx(
+        math.sqrt(3) * abs(panel.v.std() - 1.0), abs=1e-9)
+
+
+# ----- 5. convergence ------------------------------------------------------------------------
+
+def test_convergence_plots_the_engine_errors_with_slopes_one_and_two(make_window, qtbot):
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = show(window, qtbot, "lensConvergenceDock")
+    conv = window.state.convergence
+    assert conv is not None and panel.drawn_convergence is conv
+    np.testing.assert_allclose(panel.euler_curve.yData, conv.errors_euler)
+    np.testing.assert_allclose(panel.second_curve.yData, conv.errors_second_order)
+    assert panel.plot.getPlotItem().getAxis("bottom").logMode
+    panel.set_fit_from(8)
+    assert panel.slope_euler == pytest.approx(1.0, abs=0.05)  # E13
+    assert panel.slope_second == pytest.approx(2.0, abs=0.15)
+    assert f"{panel.slope_euler:.3f}" in panel.readout.text()
+    for ref, order in ((panel.ref1, 1), (panel.ref2, 2)):
+        x, y = ref.xData, ref.yData
+        assert np.polyfit(np.log(x), np.log(y), 1)[0] == pytest.approx(-order)
+    first = panel.slope_euler
+    panel.set_fit_from(1)
+    assert panel.slope_euler != first
+    n = np.array(conv.ns, dtype=float)
+    expected = -np.polyfit(np.log(n), np.log(conv.errors_euler), 1)[0]
+    assert panel.slope_euler == pytest.approx(expected, rel=1e-12)
+    assert "analogy" in panel.caveat.text()
+    before = panel.euler_curve.yData.copy()
+    window.editor.set_text("x y z w")
+    wait_for_text(qtbot, window, "x y z w")
+    qtbot.waitUntil(lambda: panel.drawn_convergence is window.state.convergence
+                    and window.state.convergence is not None)
+    assert not np.allclose(before, panel.euler_curve.yData)
+
+
+# ----- 6. analogies and language -------------------------------------------------------------
+
+def test_analogies_page_and_every_lens_switch_language(make_window, qtbot):
+    window = make_window(sync=True, text="a b")
+    panel = show(window, qtbot, "lensAnalogiesDock")
+    page = panel.browser.toHtml()
+    text = panel.browser.toPlainText()
+    assert text.count("ANALOGY") == panel.analogy_count == 8
+    for phrase in ("least-action", "gradient of a potential", "Bose–Einstein", "thermostat",
+                   "fundamental forces", "larger Δt", "solves the PDE", "overflows"):
+        assert phrase in text
+    assert text.count("Why only an analogy") == 8 and text.count("What is exact") == 8
+    for e_id in ("E13", "E16", "E18", "E20", "E23"):
+        assert f"EXACT · {e_id}" in text
+    assert "dock:lensTemperatureDock" in page
+    panel._on_link(QUrl("dock:lensEnergyDock"))
+    assert window.docks["lensEnergyDock"].isVisible() and panel.opened_dock == "lensEnergyDock"
+    # every lens follows the app language
+    names = ("lensTemperatureDock", "lensEnergyDock", "lensSplittingDock",
+             "lensProjectionDock", "lensConvergenceDock", "lensAnalogiesDock")
+    for name in names:
+        show(window, qtbot, name)
+    english = {n: window.panels[n].header.statement.text() for n in names}
+    window.state.set_language("zh")
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    for name in names:
+        statement = window.panels[name].header.statement.text()
+        assert statement != english[name] and cjk.search(statement), name
+    assert "为什么只是类比" in window.panels["lensAnalogiesDock"].browser.toPlainText()
+    assert cjk.search(window.panels["lensTemperatureDock"].note.text())
+    window.state.set_language("en")
+    assert window.panels["lensEnergyDock"].header.statement.text() == english["lensEnergyDock"]
