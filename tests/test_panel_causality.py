@@ -169,6 +169,9 @@ def test_pinned_baseline_is_compared_until_released(make_window, qtbot):
     assert panel.before is window.state.pinned and panel.baseline_kind == "pinned"
     assert "pinned baseline" in panel.detail.text() and "tokens" in panel.detail.text()
     assert report.first_changed == 5 and "bitwise identical" in panel.verdict_plain
+    window.causal_action.setChecked(False)  # a pinned masked baseline cannot serve
+    assert "No comparison yet" in panel.verdict_plain
+    assert "release the pin" in panel.detail.text()
     panel.pin_button.click()
     assert window.state.pinned is None and not panel.pin_button.isChecked()
 
@@ -204,3 +207,4 @@ def test_long_input_edit_draws(make_window):
     window.state.set_step("attn_scores")
     assert len(panel.highlighted_cells) == 2047
     assert panel.bar_labels == []  # too many rows for number labels; hover shows them
+    assert 0 < sum(1 for label in panel.grid_view.row_labels if label) <= 16  # legible

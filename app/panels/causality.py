@@ -35,6 +35,7 @@ from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.diff_heatmap import DiffHeatmapView
+from app.widgets.heatmap import MAX_TICKS
 from engine import STEP_INFO, STEP_NAMES, Step
 from engine.causality import CausalityReport
 
@@ -54,6 +55,11 @@ OUTLINE_PEN = pg.mkPen(QColor(OUTLINE_HTML), width=2.5)
 MASK_RGBA = (70, 70, 70, 60)
 #: Number labels beside the bars up to this many rows; beyond, hover shows the number.
 MAX_BAR_LABELS = 24
+#: Token labels on the overview's rows and key indices under the difference map, at most
+MAX_ROW_LABELS = 16
+MAX_KEY_LABELS = 12
+#: Tokens of the baseline quoted in the detail line, at most
+MAX_QUOTED_TOKENS = 12
 #: Draw cell outlines up to this many changed cells (one line item, four edges each).
 MAX_OUTLINES = 20_000
 ATTENTION_MAPS = ("attn_scores", "causal_mask", "attn_probs")
@@ -81,6 +87,15 @@ def abs_diff(before: np.ndarray, after: np.ndarray) -> np.ndarray:
 def fmt_diff(value: float) -> str:
     """Short: ``0``, ``2.5``, ``0.031``, ``8.9e-16``."""
     return "0" if value == 0 else f"{value:.2g}"
+
+
+def sparse_labels(labels: list[str], most: int) -> list[str]:
+    """At most ``most`` of ``labels`` kept (evenly strided), the rest blank: a small view with
+    many rows stays legible (hover names every row)."""
+    n = len(labels)
+    base = max(1, -(-n // MAX_TICKS))  # the view keeps every base-th tick: stay on its grid
+    stride = base * max(1, -(-max(1, -(-n // most)) // base))
+    return [label if i % stride == 0 else "" for i, label in enumerate(labels)]
 
 
 def cell_outline(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -373,7 +388,7 @@ class CausalityPanel(Panel):
         self._levels = (LOG_FLOOR, high)
         rows = [f"{i} {t}" for i, t in enumerate(result.tokens[:common])]
         self._rows = rows
-        self.grid_view.set_diff(self.grid_source, high, rows,
+        self.grid_view.set_diff(self.grid_source, high, sparse_labels(rows, MAX_ROW_LABELS),
                                 [str(i) if i % 5 == 0 else "" for i in range(len(STEP_NAMES))],
                                 x_title=self.tr("step"), y_title=self.tr("token"))
         k = report.first_changed
@@ -438,18 +453,24 @@ class CausalityPanel(Panel):
             head_text = (self.tr("kv head %1").replace("%1", str(self.state.head //
                                                                  config.group_size))
                          if kv else self.tr("head %1").replace("%1", str(self.state.head)))
+        note = ""
+        if name == "attn_scores" and result.trace.causal and 0 < k < common:
+            note = " — <span style='color:%1'>%2</span>".replace("%1", OUTLINE_HTML).replace(
+                "%2", self.tr("rows before k changed only in the masked future (outlined)"))
         self.step_title.setText(
             f"<b>{info.index}. {name}</b> &nbsp;<code>{info.formula}</code>"
             + (f" &nbsp;({head_text})" if head_text else "")
-            + " &nbsp;" + self.tr("|after − before|"))
+            + " &nbsp;" + self.tr("|after − before|") + note)
         self.diff_caption.setText(
             self.tr("this step: |after − before|") if diff is not None
             else self.tr("this step: baseline not in memory"))
         # key columns by index only (the rows carry the words; hover names the key token)
         self._diff_cols = [str(j) for j in range(common)] if cols_are_keys else None
+        shown_cols = (sparse_labels(self._diff_cols, MAX_KEY_LABELS if common <= 99 else 5)
+                      if self._diff_cols else None)  # 3-digit indices need more room each
         self._diff_col_kind = info.axes[-1]
         if diff is not None:
-            self.diff_view.set_diff(diff, self._levels[1], self._rows, self._diff_cols,
+            self.diff_view.set_diff(diff, self._levels[1], self._rows, shown_cols,
                                     x_title=self.tr(info.axes[-1]))
             self.diff_view.plot.hideAxis("left")
         else:
@@ -541,7 +562,12 @@ class CausalityPanel(Panel):
         self.earlier_max = None
         if report is None:
             self._set_verdict(QUIET, self.tr("No comparison yet"))
-            if len(self._history) > 1:
+            pinned = self.state.pinned
+            if pinned is not None and pinned is not result and pinned.trace.causal != causal:
+                reason = self.tr("The pinned baseline was computed with the mask %1: release "
+                                 "the pin to compare this layer with itself.").replace(
+                    "%1", self.tr("on") if pinned.trace.causal else self.tr("off"))
+            elif len(self._history) > 1:
                 previous = self._history[-2]
                 if previous.trace.causal != causal:
                     reason = self.tr("The causal mask was just switched %1: the new layer has "
@@ -560,8 +586,8 @@ class CausalityPanel(Panel):
         tokens_after, tokens_before = result.tokens, result.baseline_tokens
         source = (self.tr("pinned baseline") if self.baseline_kind == "pinned"
                   else self.tr("previous input"))
-        before_text = " ".join(tokens_before) if len(tokens_before) <= 40 else \
-            " ".join(tokens_before[:40]) + " …"
+        before_text = " ".join(tokens_before[:MAX_QUOTED_TOKENS]) + (
+            " …" if len(tokens_before) > MAX_QUOTED_TOKENS else "")
         compared = self.tr("Before: “%1” (%2, %3 tokens).").replace(
             "%1", before_text).replace("%2", source).replace(
             "%3", str(report.num_tokens_before))

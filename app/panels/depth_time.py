@@ -310,9 +310,12 @@ class DepthTimePanel(Panel):
         self.speed_box.setToolTip(self.tr("1× = one sweep from u(0) to u(1) in 4 seconds"))
         self.slider.slider.setToolTip(self.tr("Depth time t (steps of 0.005)"))
         self.slider.set_texts(
-            (self.tr("u(0) input"), self.tr("u(½) after attention residual"),
-             self.tr("u(1) output")),
-            (self.tr("u(0)"), self.tr("u(½)"), self.tr("u(1)")),
+            ((self.tr("u(0) input"), self.tr("u(½) after attention residual"),
+              self.tr("u(1) output")),
+             (self.tr("u(0)\ninput"), self.tr("u(½)\nafter attention residual"),
+              self.tr("u(1)\noutput")),
+             (self.tr("u(0)\ninput"), self.tr("u(½)\nafter attn."), self.tr("u(1)\noutput")),
+             (self.tr("u(0)"), self.tr("u(½)"), self.tr("u(1)"))),
             (self.tr("x + s·A"), self.tr("h + s·M")),
             (self.tr("t = 0: the input X (step 0, embed)"),
              self.tr("t = ½: h = x + A, the first residual (step 15, resid_attn)"),

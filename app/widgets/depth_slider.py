@@ -7,11 +7,15 @@ sub-steps between them.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QLabel,
+    QSizePolicy,
     QSlider,
+    QSpacerItem,
     QStyle,
     QStyleOptionSlider,
     QToolButton,
@@ -55,9 +59,11 @@ class DepthSlider(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.slider)
-        self._marks_height = 22
-        self._mark_texts: tuple[tuple[str, str, str], tuple[str, str, str]] = (("",) * 3,) * 2
-        layout.addSpacing(self._marks_height)
+        #: room under the slider for the marks: two lines of text
+        self._spacer = QSpacerItem(0, self._marks_height(), QSizePolicy.Policy.Minimum,
+                                   QSizePolicy.Policy.Fixed)
+        layout.addItem(self._spacer)
+        self._mark_tiers: tuple[tuple[str, str, str], ...] = (("", "", ""),)
         self.slider.valueChanged.connect(self._on_value_changed)
 
     # ----- API -----
@@ -73,11 +79,12 @@ class DepthSlider(QWidget):
             self.slider.setValue(value)
             self.slider.blockSignals(False)
 
-    def set_texts(self, marks: tuple[str, str, str], short_marks: tuple[str, str, str],
-                  phases: tuple[str, str], tooltips: tuple[str, str, str]) -> None:
-        """Mark labels (``short_marks`` when the long ones would overlap), the two sub-steps'
-        names between them (hidden when there is no room) and the marks' tooltips."""
-        self._mark_texts = (marks, short_marks)
+    def set_texts(self, tiers: Sequence[tuple[str, str, str]], phases: tuple[str, str],
+                  tooltips: tuple[str, str, str]) -> None:
+        """Mark labels: the first of ``tiers`` (one line, two lines, short…) whose labels do
+        not overlap; the two sub-steps' names between them (hidden when there is no room);
+        the marks' tooltips."""
+        self._mark_tiers = tuple(tiers)
         for button, tip in zip(self.marks, tooltips, strict=True):
             button.setToolTip(tip)
         for label, text in zip(self.phases, phases, strict=True):
@@ -109,35 +116,48 @@ class DepthSlider(QWidget):
             self.slider.minimum(), self.slider.maximum(), value, span)
         return self.slider.x() + x
 
+    def _marks_height(self) -> int:
+        return 2 * self.fontMetrics().lineSpacing() + 8
+
     def _fits(self, texts: tuple[str, str, str]) -> bool:
         metrics = self.marks[0].fontMetrics()
-        widths = [metrics.horizontalAdvance(t) + 12 for t in texts]
+        widths = [max(metrics.horizontalAdvance(line) for line in t.split("\n")) + 12
+                  for t in texts]
         half = self.handle_x(RESOLUTION) - self.handle_x(RESOLUTION // 2)
         return widths[0] + widths[1] / 2 <= half and widths[2] + widths[1] / 2 <= half
 
     def _place_marks(self) -> None:
-        long, short = self._mark_texts
-        texts = long if self._fits(long) else short
+        tiers = self._mark_tiers
+        texts = next((tier for tier in tiers if self._fits(tier)), tiers[-1])
         for button, text in zip(self.marks, texts, strict=True):
             if button.text() != text:
                 button.setText(text)
         y = self.slider.geometry().bottom() + 1
+        height = self._marks_height()
         xs = [self.handle_x(v) for v in (0, RESOLUTION // 2, RESOLUTION)]
         width = self.width()
         for i, (button, x) in enumerate(zip(self.marks, xs, strict=True)):
             w = button.sizeHint().width()
             left = x - w // 2 if i == 1 else (0 if i == 0 else width - w)
-            button.setGeometry(max(0, min(left, width - w)), y, w, self._marks_height)
+            button.setGeometry(max(0, min(left, width - w)), y, w, height)
         gaps = []
         for i, label in enumerate(self.phases):
             # centred in the gap between the marks on either side
             lo = self.marks[i].geometry().right() + 4
             hi = self.marks[i + 1].geometry().left() - 4
-            w = label.sizeHint().width()
-            label.setGeometry((lo + hi - w) // 2, y + 3, w, self._marks_height - 4)
+            w, h = label.sizeHint().width(), label.sizeHint().height()
+            label.setGeometry((lo + hi - w) // 2, y + (height - h) // 2, w, h)
             gaps.append(hi - lo >= w)
         for label in self.phases:  # both or neither, so the row never looks lopsided
             label.setVisible(all(gaps))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and hasattr(self, "_spacer"):
+            self._spacer.changeSize(0, self._marks_height(), QSizePolicy.Policy.Minimum,
+                                    QSizePolicy.Policy.Fixed)
+            self.layout().invalidate()
+            self._place_marks()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
