@@ -26,7 +26,30 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="open, draw every panel, optionally screenshot, then exit")
     parser.add_argument("--screenshot", metavar="FILE", help="with --selftest: write a PNG")
     parser.add_argument("--text", help="start with this text instead of the first example")
+    parser.add_argument("--lang", choices=("en", "zh"),
+                        help="interface language (default: last choice, else the system's)")
+    parser.add_argument("--theme", choices=("light", "dark"), help="light or dark theme")
+    parser.add_argument("--palette", choices=("classic", "colorblind"), help="colour palette")
+    parser.add_argument("--presentation", action="store_true",
+                        help="start in presentation mode (full screen, larger text)")
+    parser.add_argument("--tour", type=int, metavar="STOP",
+                        help="start the guided tour at this stop (1 = the first)")
     return parser.parse_args(argv)
+
+
+def start_language(args: argparse.Namespace) -> str:
+    """--lang, else the language chosen last time (not in the self-test), else the system's."""
+    from app import i18n
+
+    if args.lang:
+        return args.lang
+    if not args.selftest:
+        from app.mainwindow import open_settings
+
+        saved = open_settings().value("view/language")
+        if saved in i18n.LANGUAGES:
+            return str(saved)
+    return i18n.system_language()
 
 
 def build_app(argv: list[str]) -> object:
@@ -94,8 +117,19 @@ def main(argv: list[str] | None = None) -> int:
     from app.widgets.token_editor import DEFAULT_TEXT
 
     window = MainWindow(persist_layout=not args.selftest,
-                        initial_text=args.text if args.text is not None else DEFAULT_TEXT)
+                        initial_text=args.text if args.text is not None else DEFAULT_TEXT,
+                        language=start_language(args))
+    if args.theme:
+        window.state.set_theme(args.theme)
+    if args.palette:
+        window.state.set_palette(args.palette)
     window.show()
+    if args.presentation:
+        window.set_presentation(True)
+    if args.tour:
+        window.start_tour(args.tour - 1)
+    if not args.selftest:
+        window.offer_recovery()  # non-modal; only after a crash or a kill
     if args.selftest:
         try:
             code = run_selftest(window, app, args.screenshot)

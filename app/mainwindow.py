@@ -1,21 +1,75 @@
-"""The main window: token editor on top, every panel a named dock, layout persisted."""
+"""The main window: token editor on top, every panel a named dock, layout persisted.
+
+Menus and keys for a live class: File (sessions, examples, exports), Edit (undo/redo of the
+text), View (docks, presentation mode, text size, theme, palette), Demo (play, steps, heads,
+causal mask), Language (English / 简体中文, switched live) and Help (guided tour, shortcuts
+sheet). Keys without Ctrl never fire while a text field, spin box or slider has the focus
+(:class:`KeyGuard`), so typing a space or moving the cursor never steps the layer.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QSettings, QStandardPaths, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, QStandardPaths, Qt, QTimer
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QColor,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QPalette,
+)
+from PySide6.QtWidgets import (
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
+)
 
-from app import __version__
+from app import __version__, i18n, presentation, sessions, theme
+from app import export as exporting
 from app.bridge import EngineBridge
 from app.docks import DEFAULT_COLUMN_WIDTHS, DEFAULT_COLUMNS, DOCKS, LAYOUT_VERSION
+from app.palettes import PALETTES
 from app.panels.base import Panel
-from app.state import AppState
+from app.state import THEMES, AppState
+from app.tour import TourController, TourPanel
+from app.widgets.highlight import HighlightFrame
+from app.widgets.shortcuts_sheet import ShortcutsSheet, action_keys
 from app.widgets.token_editor import DEFAULT_TEXT, TokenEditor
+
+#: Autosave this long after the last change (ms).
+AUTOSAVE_DELAY_MS = 1000
+#: Text scale steps for Ctrl + / Ctrl −.
+FONT_STEP = 1.15
+
+#: Keys without modifiers that belong to a focused text field, spin box, combo box or slider.
+GUARDED_KEYS = {
+    Qt.Key.Key_Space, Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down,
+    Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_BracketLeft, Qt.Key.Key_BracketRight,
+    Qt.Key.Key_M,
+}
+_TYPING_WIDGETS = (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox, QAbstractSlider)
+
+#: Warn about a missing CJK font once per process.
+_cjk_warned = False
 
 
 def settings_dir() -> Path:
@@ -31,11 +85,69 @@ def open_settings() -> QSettings:
     return QSettings(str(settings_dir() / "dualview.ini"), QSettings.Format.IniFormat)
 
 
+def is_typing_widget(widget: QWidget | None) -> bool:
+    """A widget that needs bare keys (space, arrows, letters) for itself."""
+    if widget is None:
+        return False
+    if isinstance(widget, QComboBox):
+        return widget.isEditable()
+    return isinstance(widget, _TYPING_WIDGETS)
+
+
+class KeyGuard(QObject):
+    """Application event filter: bare keys stay with the widget that types or slides, Esc
+    leaves the text field, and Ctrl+Z in the text field undoes through the state's history
+    (the same history the Edit menu walks) instead of the line edit's private one."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+
+    def _belongs(self, widget: QWidget | None) -> bool:
+        """``widget`` is in this window, including its floating docks and dialogs."""
+        while widget is not None:
+            if widget is self.window:
+                return True
+            widget = widget.parentWidget()
+        return False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            return False
+        if not isinstance(event, QKeyEvent):
+            return False
+        focus = QApplication.focusWidget()
+        if not self._belongs(focus):
+            return False
+        line = self.window.editor.line
+        if kind == QEvent.Type.ShortcutOverride:
+            if focus is line and (event.matches(QKeySequence.StandardKey.Undo)
+                                  or event.matches(QKeySequence.StandardKey.Redo)):
+                event.ignore()
+                return True  # the line edit never sees it: our Undo/Redo action fires
+            mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+            bare = mods in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ShiftModifier)
+            typed = event.text() != "" and event.text().isprintable()
+            if bare and is_typing_widget(focus) and (
+                    Qt.Key(event.key()) in GUARDED_KEYS or typed):
+                event.accept()  # the focused widget wants this key, not a shortcut
+                return True
+            return False
+        if (focus is line and event.key() == Qt.Key.Key_Escape
+                and watched is line):
+            self.window.leave_text_field()
+            return True
+        return False
+
+
 class MainWindow(QMainWindow):
     def __init__(self, *, bridge: EngineBridge | None = None, persist_layout: bool = True,
-                 initial_text: str | None = DEFAULT_TEXT) -> None:
+                 initial_text: str | None = DEFAULT_TEXT, autosave: bool | None = None,
+                 language: str | None = None) -> None:
         super().__init__()
         self.persist_layout = persist_layout
+        self.autosave_enabled = persist_layout if autosave is None else autosave
         self.setObjectName("mainWindow")
         self.bridge = bridge or EngineBridge(self)
         self.state = AppState(self.bridge, self)
@@ -44,9 +156,31 @@ class MainWindow(QMainWindow):
         self.editor.setMaximumHeight(150)
         self.setCentralWidget(self.editor)
         self.setDockNestingEnabled(True)
+        # the right-hand area (the guided tour) runs the full height, beside the editor too
+        self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
                             | QMainWindow.DockOption.AllowNestedDocks
                             | QMainWindow.DockOption.AllowTabbedDocks)
+        #: The last message shown to the person (errors of open/save/export, notices).
+        self.last_message = ""
+        self._message_box: QMessageBox | None = None
+        self._shortcuts_sheet: ShortcutsSheet | None = None
+        self._pending_query: tuple[str, int] | None = None
+        self._tour_pending_text: str | None = None
+        self._before_presentation: tuple[bool, float] = (False, 1.0)
+        self.session_path: Path | None = None
+
+        # crash recovery: decide before this run's autosave can overwrite the last one
+        self.recovery_path: Path | None = None
+        if self.autosave_enabled:
+            folder = settings_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                self.recovery_path = sessions.take_crash_autosave(folder)
+            except OSError as exc:
+                print(f"dualview: could not set the autosave aside: {exc}", file=sys.stderr)
+            sessions.mark_running(folder)
 
         self.docks: dict[str, QDockWidget] = {}
         self.panels: dict[str, Panel] = {}
@@ -61,12 +195,20 @@ class MainWindow(QMainWindow):
             self.docks[spec.object_name] = dock
             self.panels[spec.object_name] = panel
 
+        # the guided tour: a dock of its own, hidden until started
+        self.tour = TourController(parent=self)
+        self.tour_panel = TourPanel(self.tour, self.state)
+        self.tour_dock = QDockWidget(self)
+        self.tour_dock.setObjectName("tourDock")
+        self.tour_dock.setWidget(self.tour_panel)
+        self.highlight = HighlightFrame(self)
+
         self._build_menus()
         self._status_tokens = QLabel()
         self._status_time = QLabel()
         self._status_error = QLabel()
         self._status_error.setObjectName("statusError")
-        self._status_error.setStyleSheet("color: #b00020;")
+        self._colour_status_error()
         self.statusBar().addWidget(self._status_error, 1)
         self.statusBar().addPermanentWidget(self._status_tokens)
         self.statusBar().addPermanentWidget(self._status_time)
@@ -74,53 +216,320 @@ class MainWindow(QMainWindow):
         self.editor.text_edited.connect(self.state.set_text)
         self.state.result_changed.connect(self._on_result_changed)
         self.state.error_changed.connect(self._on_error_changed)
+        self.state.text_restored.connect(self._on_text_restored)
+        self.state.history_changed.connect(self._update_history_actions)
+        self.state.palette_changed.connect(self._on_palette_changed)
+        self.state.theme_changed.connect(self._on_theme_changed)
+        self.state.font_scale_changed.connect(self._on_font_scale_changed)
+        self.state.presentation_changed.connect(self._on_presentation_changed)
+        self.state.language_changed.connect(self._sync_language_actions)
+        self.tour.stop_changed.connect(self._on_tour_stop)
+        self.tour.running_changed.connect(self._on_tour_running)
+        self.tour_dock.visibilityChanged.connect(self._on_tour_dock_visibility)
+        for panel in self.panels.values():
+            panel.drawn.connect(self._on_panel_drawn)
+        self._connect_value_copy()
+
+        self._autosave_timer = QTimer(self)
+        self._autosave_timer.setSingleShot(True)
+        self._autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
+        self._autosave_timer.timeout.connect(self.autosave_now)
+        self._last_autosave = b""
+        for signal in (self.state.inputs_changed, self.state.selection_changed,
+                       self.state.language_changed, self.state.palette_changed,
+                       self.state.theme_changed, self.state.font_scale_changed):
+            signal.connect(self._schedule_autosave)
+
+        self.key_guard = KeyGuard(self)
+        QApplication.instance().installEventFilter(self.key_guard)
 
         self.resize(1600, 1000)
         self.apply_default_layout()
+        theme.apply_theme(self.state.theme)  # new plots already have its colours
+        presentation.apply_app_font(self.state.font_scale)
+        # a window made while another language is installed starts in that language
+        language = language or i18n.translations().language
+        if language != self.state.language:
+            self.set_language(language)
         self.retranslate()
         if persist_layout:
             self.restore_layout()
         if initial_text is not None:
             self.editor.set_text(initial_text)
+        self._update_history_actions()
+        self.check_cjk_font()
 
     # ----- menus -----
+    def _action(self, name: str, menu: QMenu | None, slot: Callable[..., object] | None = None,
+                keys: tuple[QKeySequence | str | QKeySequence.StandardKey, ...] = (), *,
+                checkable: bool = False) -> QAction:
+        action = QAction(self)
+        action.setObjectName(name)
+        if keys:
+            action.setShortcuts([k if isinstance(k, QKeySequence) else QKeySequence(k)
+                                 for k in keys])
+            # floating docks and the shortcuts sheet are windows of their own: keys work there
+            action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        action.setCheckable(checkable)
+        if slot is not None:
+            (action.toggled if checkable else action.triggered).connect(slot)
+        if menu is not None:
+            menu.addAction(action)
+        else:
+            self.addAction(action)
+        return action
+
     def _build_menus(self) -> None:
+        bar = self.menuBar()
+        # File
         self.file_menu = QMenu(self)
+        self.open_action = self._action("openSessionAction", self.file_menu,
+                                        self._open_session_interactive,
+                                        (QKeySequence.StandardKey.Open,))
+        self.examples_menu = QMenu(self)
+        self.examples_menu.setObjectName("examplesMenu")
+        self.file_menu.addMenu(self.examples_menu)
+        self.save_action = self._action("saveSessionAction", self.file_menu,
+                                        lambda: self._save_session_interactive(),
+                                        (QKeySequence.StandardKey.Save,))
+        self.save_as_action = self._action("saveSessionAsAction", self.file_menu,
+                                           lambda: self._save_session_interactive(ask=True),
+                                           ("Ctrl+Shift+S",))
+        self.file_menu.addSeparator()
+        self.export_menu = QMenu(self)
+        self.export_menu.setObjectName("exportMenu")
+        self.file_menu.addMenu(self.export_menu)
+        self.export_png_menu = QMenu(self)
+        self.export_svg_menu = QMenu(self)
+        self.export_menu.addMenu(self.export_png_menu)
+        self.export_menu.addMenu(self.export_svg_menu)
+        self.export_panel_actions: dict[tuple[str, str], QAction] = {}
+        for spec in DOCKS:
+            for fmt, menu in (("png", self.export_png_menu), ("svg", self.export_svg_menu)):
+                a = self._action(f"export_{fmt}_{spec.object_name}", menu,
+                                 lambda _=False, n=spec.object_name, f=fmt:
+                                 self._export_panel_interactive(n, f))
+                self.export_panel_actions[(spec.object_name, fmt)] = a
+        self.export_window_action = self._action("exportWindowAction", self.export_menu,
+                                                 lambda: self._export_panel_interactive(
+                                                     None, "png"))
+        self.export_menu.addSeparator()
+        self.export_csv_action = self._action("exportCsvAction", self.export_menu,
+                                              lambda: self._export_step_interactive("csv"))
+        self.export_npy_action = self._action("exportNpyAction", self.export_menu,
+                                              lambda: self._export_step_interactive("npy"))
+        self.export_npz_action = self._action("exportNpzAction", self.export_menu,
+                                              self._export_all_interactive, ("Ctrl+E",))
+        self.file_menu.addSeparator()
         self.quit_action = QAction(self)
+        self.quit_action.setObjectName("quitAction")
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         self.quit_action.triggered.connect(self.close)
         self.file_menu.addAction(self.quit_action)
-        self.menuBar().addMenu(self.file_menu)
+        bar.addMenu(self.file_menu)
 
+        # Edit
+        self.edit_menu = QMenu(self)
+        self.undo_action = self._action("undoAction", self.edit_menu, self.state.undo_text,
+                                        (QKeySequence.StandardKey.Undo,))
+        self.redo_action = self._action("redoAction", self.edit_menu, self.state.redo_text,
+                                        ("Ctrl+Shift+Z", "Ctrl+Y"))
+        self.edit_menu.addSeparator()
+        self.focus_text_action = self._action("focusTextAction", self.edit_menu,
+                                              self.focus_text_field, ("Ctrl+L",))
+        bar.addMenu(self.edit_menu)
+
+        # View
         self.view_menu = QMenu(self)
         self.view_menu.setObjectName("viewMenu")
         for dock in self.docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
+        self.view_menu.addAction(self.tour_dock.toggleViewAction())
         self.view_menu.addSeparator()
         self.reset_layout_action = QAction(self)
         self.reset_layout_action.setObjectName("resetLayoutAction")
         self.reset_layout_action.triggered.connect(self.reset_layout)
         self.view_menu.addAction(self.reset_layout_action)
+        self.view_menu.addSeparator()
+        self.presentation_action = self._action("presentationAction", self.view_menu,
+                                                self.set_presentation, ("F11",),
+                                                checkable=True)
+        self.zoom_in_action = self._action("zoomInAction", self.view_menu,
+                                           lambda: self.scale_text(FONT_STEP),
+                                           ("Ctrl+=", "Ctrl++"))
+        self.zoom_out_action = self._action("zoomOutAction", self.view_menu,
+                                            lambda: self.scale_text(1 / FONT_STEP), ("Ctrl+-",))
+        self.zoom_reset_action = self._action("zoomResetAction", self.view_menu,
+                                              self.reset_text_size, ("Ctrl+0",))
+        self.view_menu.addSeparator()
+        self.theme_menu = QMenu(self)
+        self.view_menu.addMenu(self.theme_menu)
+        self.theme_group = QActionGroup(self)
+        self.theme_actions: dict[str, QAction] = {}
+        for key in THEMES:
+            a = self._action(f"theme_{key}", self.theme_menu,
+                             lambda _=False, k=key: self.state.set_theme(k), checkable=False)
+            a.setCheckable(True)
+            a.setChecked(key == self.state.theme)
+            self.theme_group.addAction(a)
+            self.theme_actions[key] = a
+        self.palette_menu = QMenu(self)
+        self.view_menu.addMenu(self.palette_menu)
+        self.palette_group = QActionGroup(self)
+        self.palette_actions: dict[str, QAction] = {}
+        for key in PALETTES:
+            a = self._action(f"palette_{key}", self.palette_menu,
+                             lambda _=False, k=key: self.state.set_palette(k))
+            a.setCheckable(True)
+            a.setChecked(key == self.state.palette)
+            self.palette_group.addAction(a)
+            self.palette_actions[key] = a
+        bar.addMenu(self.view_menu)
+
+        # Demo: the keys a teacher uses in front of a class
+        self.demo_menu = QMenu(self)
+        self.play_action = self._action("playAction", self.demo_menu, self.toggle_play,
+                                        ("Space",))
+        self.demo_menu.addSeparator()
+        self.prev_step_action = self._action("prevStepAction", self.demo_menu,
+                                             lambda: self.state.step_by(-1), ("Left", "Up"))
+        self.next_step_action = self._action("nextStepAction", self.demo_menu,
+                                             lambda: self.state.step_by(1), ("Right", "Down"))
+        self.first_step_action = self._action("firstStepAction", self.demo_menu,
+                                              lambda: self.state.step_by(-100), ("Home",))
+        self.last_step_action = self._action("lastStepAction", self.demo_menu,
+                                             lambda: self.state.step_by(100), ("End",))
+        self.prev_head_action = self._action("prevHeadAction", self.demo_menu,
+                                             lambda: self.state.set_head(self.state.head - 1),
+                                             ("[",))
+        self.next_head_action = self._action("nextHeadAction", self.demo_menu,
+                                             lambda: self.state.set_head(self.state.head + 1),
+                                             ("]",))
+        self.demo_menu.addSeparator()
         self.causal_action = QAction(self)
         self.causal_action.setObjectName("causalAction")
         self.causal_action.setCheckable(True)
         self.causal_action.setChecked(True)
         self.causal_action.setShortcut(QKeySequence("M"))
+        self.causal_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         self.causal_action.toggled.connect(self.state.set_causal)
         self.view_menu.addAction(self.causal_action)
-        self.menuBar().addMenu(self.view_menu)
+        self.demo_menu.addAction(self.causal_action)
+        bar.addMenu(self.demo_menu)
+
+        # Language: its title is in both languages, so it can be found in either
+        self.language_menu = QMenu("Language · 语言", self)
+        self.language_menu.setObjectName("languageMenu")
+        self.language_group = QActionGroup(self)
+        self.language_actions: dict[str, QAction] = {}
+        for code, name in i18n.LANGUAGES.items():
+            a = QAction(name, self)
+            a.setObjectName(f"language_{code}")
+            a.setCheckable(True)
+            a.setChecked(code == self.state.language)
+            a.triggered.connect(lambda _=False, c=code: self.set_language(c))
+            self.language_group.addAction(a)
+            self.language_menu.addAction(a)
+            self.language_actions[code] = a
+        bar.addMenu(self.language_menu)
+
+        # Help
+        self.help_menu = QMenu(self)
+        self.tour_action = self._action("tourAction", self.help_menu,
+                                        lambda: self.start_tour(), ("Ctrl+T",))
+        self.tour_next_action = self._action("tourNextAction", self.help_menu, self.tour.next,
+                                             ("PgDown",))
+        self.tour_back_action = self._action("tourBackAction", self.help_menu, self.tour.back,
+                                             ("PgUp",))
+        self.tour_next_action.setEnabled(False)
+        self.tour_back_action.setEnabled(False)
+        self.help_menu.addSeparator()
+        self.shortcuts_action = self._action("shortcutsAction", self.help_menu,
+                                             self.show_shortcuts, ("F1",))
+        self.about_action = self._action("aboutAction", self.help_menu, self.show_about)
+        bar.addMenu(self.help_menu)
+        self._build_examples_menu()
+
+    def _build_examples_menu(self) -> None:
+        self.examples_menu.clear()
+        for path in sessions.example_sessions():
+            a = QAction(self)
+            a.setData(str(path))
+            a.triggered.connect(lambda _=False, p=path: self.open_session(p))
+            self.examples_menu.addAction(a)
+        self._retranslate_examples()
+
+    def _retranslate_examples(self) -> None:
+        for a in self.examples_menu.actions():
+            a.setText(sessions.example_title(Path(a.data()), self.state.language))
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("Dual View — one Qwen3 layer, two views") + f"  {__version__}")
         self.file_menu.setTitle(self.tr("&File"))
+        self.open_action.setText(self.tr("&Open session…"))
+        self.examples_menu.setTitle(self.tr("Open &example"))
+        self.save_action.setText(self.tr("&Save session"))
+        self.save_as_action.setText(self.tr("Save session &as…"))
+        self.export_menu.setTitle(self.tr("&Export"))
+        self.export_png_menu.setTitle(self.tr("Panel as &PNG image"))
+        self.export_svg_menu.setTitle(self.tr("Panel as &SVG (vector)"))
+        for (name, _fmt), a in self.export_panel_actions.items():
+            a.setText(QCoreApplication.translate("Docks", self._spec_title(name)) + "…")
+        self.export_window_action.setText(self.tr("Whole &window as PNG…"))
+        self.export_csv_action.setText(self.tr("Step matrix on screen as &CSV…"))
+        self.export_npy_action.setText(self.tr("Step matrix on screen as .&npy…"))
+        self.export_npz_action.setText(self.tr("&All steps of this input as .npz…"))
         self.quit_action.setText(self.tr("&Quit"))
+        self.edit_menu.setTitle(self.tr("&Edit"))
+        self.undo_action.setText(self.tr("&Undo text edit"))
+        self.redo_action.setText(self.tr("&Redo text edit"))
+        self.focus_text_action.setText(self.tr("Go to the &text field"))
         self.view_menu.setTitle(self.tr("&View"))
         self.reset_layout_action.setText(self.tr("&Reset layout"))
+        self.presentation_action.setText(self.tr("&Presentation mode"))
+        self.zoom_in_action.setText(self.tr("&Larger text"))
+        self.zoom_out_action.setText(self.tr("S&maller text"))
+        self.zoom_reset_action.setText(self.tr("&Normal text size"))
+        self.theme_menu.setTitle(self.tr("&Theme"))
+        self.theme_actions["light"].setText(self.tr("&Light"))
+        self.theme_actions["dark"].setText(self.tr("&Dark"))
+        self.palette_menu.setTitle(self.tr("Colour &palette"))
+        self.palette_actions["classic"].setText(self.tr("&Classic (blue–red)"))
+        self.palette_actions["colorblind"].setText(self.tr("Colour-&blind safe"))
+        self.demo_menu.setTitle(self.tr("&Demo"))
+        self.play_action.setText(self.tr("&Play / pause depth time"))
+        self.prev_step_action.setText(self.tr("P&revious step"))
+        self.next_step_action.setText(self.tr("&Next step"))
+        self.first_step_action.setText(self.tr("&First step"))
+        self.last_step_action.setText(self.tr("&Last step"))
+        self.prev_head_action.setText(self.tr("Previous &head"))
+        self.next_head_action.setText(self.tr("Next h&ead"))
         self.causal_action.setText(self.tr("&Causal mask"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self.tour_action.setText(self.tr("&Guided tour"))
+        self.tour_next_action.setText(self.tr("Tour: next stop"))
+        self.tour_back_action.setText(self.tr("Tour: previous stop"))
+        self.shortcuts_action.setText(self.tr("&Keyboard shortcuts"))
+        self.about_action.setText(self.tr("&About Dual View"))
+        self.tour_dock.setWindowTitle(self.tr("Guided tour"))
         for spec in DOCKS:
             self.docks[spec.object_name].setWindowTitle(
                 QCoreApplication.translate("Docks", spec.title))
+        self.editor.retranslate()
+        self._retranslate_examples()
         self._on_result_changed(self.state.result)
+        self._on_error_changed(self.state.error)
+        if self._shortcuts_sheet is not None:
+            self._shortcuts_sheet.refresh()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and hasattr(self, "help_menu"):
+            self.retranslate()
+
+    @staticmethod
+    def _spec_title(object_name: str) -> str:
+        return next(spec.title for spec in DOCKS if spec.object_name == object_name)
 
     # ----- layout -----
     def apply_default_layout(self) -> None:
@@ -147,6 +556,13 @@ class MainWindow(QMainWindow):
         total = sum(DEFAULT_COLUMN_WIDTHS)
         self.resizeDocks(tops, [width * w // total for w in DEFAULT_COLUMN_WIDTHS],
                          Qt.Orientation.Horizontal)
+        # QMainWindow hands spare height to the central widget; the editor is fixed-height,
+        # so give the dock area everything below it instead of an empty band
+        spare = max(self.height() - self.editor.height() - 80, 300)
+        self.resizeDocks([tops[0]], [spare], Qt.Orientation.Vertical)
+        self.tour_dock.setFloating(False)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tour_dock)
+        self.tour_dock.setVisible(self.tour.running)
 
     def reset_layout(self) -> None:
         self.apply_default_layout()
@@ -171,7 +587,9 @@ class MainWindow(QMainWindow):
                        for s in QGuiApplication.screens()):
                 self.resize(1600, 1000)  # saved on a screen that is gone
                 self.move(0, 0)
-        return bool(state is not None and self.restoreState(state, LAYOUT_VERSION))
+        ok = bool(state is not None and self.restoreState(state, LAYOUT_VERSION))
+        self.tour_dock.setVisible(self.tour.running)  # a tour never resumes by itself
+        return ok
 
     # ----- status -----
     def _on_result_changed(self, result: object) -> None:
@@ -183,9 +601,528 @@ class MainWindow(QMainWindow):
             self._status_tokens.setText(self.tr("%n token(s)", "", len(r.tokens)))
             self._status_time.setText(self.tr("computed in %1 ms").replace(
                 "%1", f"{r.compute_ms:.1f}"))
+        if r is not None:
+            self._apply_pending_query(r.text)
+            self._apply_tour_pending_text()
 
     def _on_error_changed(self, message: str) -> None:
         self._status_error.setText(message and self.tr("Not computed: %1").replace("%1", message))
+
+    def notify(self, text: str, *, title: str = "", error: bool = False,
+               dialog: bool = True) -> QMessageBox | None:
+        """Tell the person something: status bar always, plus a non-modal box if ``dialog``
+        (never blocks: tests and a running class go on)."""
+        self.last_message = text
+        self.statusBar().showMessage(text, 8000)
+        if not dialog:
+            return None
+        if self._message_box is not None:
+            self._message_box.close()
+        icon = QMessageBox.Icon.Warning if error else QMessageBox.Icon.Information
+        box = QMessageBox(icon, title or self.tr("Dual View"), text,
+                          QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("notifyBox")
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.destroyed.connect(lambda *_: setattr(self, "_message_box", None))
+        box.show()
+        self._message_box = box
+        return box
+
+    def check_cjk_font(self) -> bool:
+        """Say once (per run) when no font can draw Chinese, instead of silently showing boxes.
+        A status-bar message: it never blocks the window or a test."""
+        global _cjk_warned
+        if i18n.cjk_font_available():
+            return True
+        if not _cjk_warned:
+            _cjk_warned = True
+            self.notify(self.tr("No Chinese font found: Chinese text will show as empty boxes. "
+                                "Install a CJK font (e.g. fonts-wqy-microhei or Noto Sans CJK) "
+                                "and restart."), error=True, dialog=False)
+        return False
+
+    # ----- language -----
+    def set_language(self, language: str) -> bool:
+        """Switch the interface and the explanations at run time (no restart)."""
+        ok = i18n.switch_language(self.state, language)
+        if not ok:
+            self.notify(f"Could not load the {i18n.LANGUAGES[language]} translation.",
+                        error=True, dialog=False)
+        self._sync_language_actions(self.state.language)
+        if self.persist_layout:
+            settings = open_settings()
+            settings.setValue("view/language", self.state.language)
+            settings.sync()
+        if language == "zh":
+            self.check_cjk_font()
+        return ok
+
+    def _sync_language_actions(self, language: str) -> None:
+        for code, a in self.language_actions.items():
+            a.setChecked(code == language)
+        self._retranslate_examples()
+
+    # ----- view options -----
+    def set_presentation(self, on: bool) -> None:
+        self.state.set_presentation(on)
+
+    def _on_presentation_changed(self, on: bool) -> None:
+        self.presentation_action.blockSignals(True)
+        self.presentation_action.setChecked(on)
+        self.presentation_action.blockSignals(False)
+        if on:
+            self._before_presentation = (self.isMaximized(), self.state.font_scale)
+            self.showFullScreen()
+            self.state.set_font_scale(max(self.state.font_scale,
+                                          presentation.PRESENTATION_SCALE))
+            # larger text makes some panels claim more height: share each column evenly
+            QTimer.singleShot(0, self.even_out_columns)
+        else:
+            was_maximized, scale = self._before_presentation
+            self.showMaximized() if was_maximized else self.showNormal()
+            self.state.set_font_scale(scale)
+        self.restyle_plots()
+
+    def even_out_columns(self) -> None:
+        """Give the docks of each default column equal heights (where they are still there)."""
+        for names in DEFAULT_COLUMNS:
+            docks = [self.docks[n] for n in names if self.docks[n].isVisible()
+                     and not self.docks[n].isFloating()]
+            if len(docks) > 1:
+                self.resizeDocks(docks, [1000] * len(docks), Qt.Orientation.Vertical)
+
+    def scale_text(self, factor: float) -> None:
+        self.state.set_font_scale(self.state.font_scale * factor)
+
+    def reset_text_size(self) -> None:
+        self.state.set_font_scale(presentation.PRESENTATION_SCALE if self.state.presentation
+                                  else 1.0)
+
+    @property
+    def line_factor(self) -> float:
+        return presentation.PRESENTATION_LINE_FACTOR if self.state.presentation else 1.0
+
+    def _on_font_scale_changed(self, scale: float) -> None:
+        presentation.apply_app_font(scale)
+        self.restyle_plots()
+
+    def restyle_plots(self, root: QWidget | None = None) -> None:
+        presentation.style_plots(root or self, self.state.font_scale, self.line_factor)
+
+    def _on_panel_drawn(self) -> None:
+        # panels may make new plot items when they redraw: size and colour them like the rest
+        panel = self.sender()
+        if not isinstance(panel, QWidget):
+            return
+        if self.state.font_scale != 1.0 or self.state.presentation:
+            self.restyle_plots(panel)
+        if self.state.theme == "dark":
+            theme.adapt_text_colours(panel, "dark")
+
+    def _colour_status_error(self) -> None:
+        palette = self._status_error.palette()
+        palette.setColor(QPalette.ColorRole.WindowText,
+                         QColor(theme.ERROR_COLOURS[self.state.theme]))
+        self._status_error.setPalette(palette)
+
+    def _on_theme_changed(self, key: str) -> None:
+        self.theme_actions[key].setChecked(True)
+        theme.apply_theme(key, self)
+        self._colour_status_error()
+        self.restyle_plots()
+        for panel in self.panels.values():
+            panel.request_redraw()
+
+    def _on_palette_changed(self, key: str) -> None:
+        self.palette_actions[key].setChecked(True)
+        for panel in self.panels.values():
+            panel.request_redraw()
+
+    # ----- demo keys -----
+    def toggle_play(self) -> None:
+        """Space: play or pause the depth-time animation (the panel is brought forward)."""
+        panel = self.panels.get("depthDock")
+        dock = self.docks.get("depthDock")
+        if panel is not None and dock is not None:
+            if not dock.isVisible():
+                dock.show()
+            dock.raise_()
+        if panel is not None and hasattr(panel, "toggle_play"):
+            panel.toggle_play()
+        elif panel is not None and hasattr(panel, "play") and hasattr(panel, "playing"):
+            panel.play(not panel.playing)
+        else:
+            self.state.request_play_toggle()
+
+    def focus_text_field(self) -> None:
+        self.editor.line.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.editor.line.selectAll()
+
+    def leave_text_field(self) -> None:
+        """Esc in the text field: hand the bare keys (Space, arrows, M) back to the window."""
+        tree = getattr(self.panels.get("stepListDock"), "tree", None)
+        if tree is not None and tree.isVisible():
+            tree.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        else:
+            self.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape and self.state.presentation:
+            self.set_presentation(False)
+            return
+        super().keyPressEvent(event)
+
+    def _on_text_restored(self, text: str) -> None:
+        if self.editor.text() != text:
+            self.editor.set_text(text)  # the state already has it: set_text is a no-op there
+
+    def _update_history_actions(self) -> None:
+        self.undo_action.setEnabled(self.state.can_undo)
+        self.redo_action.setEnabled(self.state.can_redo)
+
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        """(keys, what) for the shortcuts sheet, from the actions themselves."""
+        actions = [self.play_action, self.prev_step_action, self.next_step_action,
+                   self.first_step_action, self.last_step_action, self.prev_head_action,
+                   self.next_head_action, self.causal_action, self.undo_action,
+                   self.redo_action, self.focus_text_action, self.presentation_action,
+                   self.zoom_in_action, self.zoom_out_action, self.zoom_reset_action,
+                   self.tour_action, self.tour_next_action, self.tour_back_action,
+                   self.open_action, self.save_action, self.save_as_action,
+                   self.export_npz_action, self.shortcuts_action, self.quit_action]
+        rows = [(action_keys(a), a.text().replace("&", "")) for a in actions]
+        rows.insert(11, ("Esc", self.tr("Leave the text field (then Space and arrows work); "
+                                        "leave presentation mode")))
+        rows.append((self.tr("Click a heatmap cell"),
+                     self.tr("Copy its exact value to the clipboard")))
+        return rows
+
+    def show_shortcuts(self) -> ShortcutsSheet:
+        if self._shortcuts_sheet is None:
+            self._shortcuts_sheet = ShortcutsSheet(self.shortcut_rows, self)
+        self._shortcuts_sheet.refresh()
+        self._shortcuts_sheet.show()
+        self._shortcuts_sheet.raise_()
+        return self._shortcuts_sheet
+
+    def show_about(self) -> None:
+        self.notify(self.tr("Dual View %1: one real Qwen3 decoder layer, computed live in "
+                            "float64 and shown two ways — 22 matrix steps and a continuous "
+                            "depth-time view.").replace("%1", __version__))
+
+    # ----- copy a value with a click -----
+    def _connect_value_copy(self) -> None:
+        from app.widgets.heatmap import HeatmapView
+
+        for panel in self.panels.values():
+            for view in panel.findChildren(HeatmapView):
+                view.clicked.connect(lambda r, c, v, p=panel, w=view: self.copy_value(p, w, r, c,
+                                                                                     v))
+
+    def copy_value(self, panel: QWidget, view: QWidget, row: int, col: int,
+                   shown: float) -> str:
+        """Copy the clicked cell: the exact float64 when the panel keeps it (``source``)."""
+        source = getattr(panel, "source", None)
+        value = shown
+        if (getattr(panel, "view", None) is view and source is not None
+                and row < source.shape[0] and col < source.shape[1]):
+            value = float(source[row, col])
+        text = repr(float(value))
+        QGuiApplication.clipboard().setText(text)
+        self.statusBar().showMessage(self.tr("Copied %1 to the clipboard").replace("%1", text),
+                                     5000)
+        self.last_message = text
+        return text
+
+    # ----- sessions -----
+    def current_session(self) -> sessions.Session:
+        return sessions.session_from_state(self.state)
+
+    def save_session(self, path: str | os.PathLike[str]) -> bool:
+        try:
+            sessions.write_session(path, self.current_session())
+        except OSError as exc:
+            self.notify(self.tr("Could not save the session: %1").replace("%1", str(exc)),
+                        error=True)
+            return False
+        self.session_path = Path(path)
+        self.statusBar().showMessage(self.tr("Saved %1").replace("%1", str(path)), 5000)
+        return True
+
+    def open_session(self, path: str | os.PathLike[str]) -> bool:
+        """Open a session; a newer, corrupt or foreign file changes nothing and says why."""
+        try:
+            session = sessions.read_session(path)
+        except sessions.SessionError as exc:
+            self.notify(self.tr("Cannot open %1: %2").replace("%1", Path(path).name)
+                        .replace("%2", str(exc)), title=self.tr("Open session"), error=True)
+            return False
+        self.apply_session(session)
+        self.session_path = Path(path)
+        return True
+
+    def apply_session(self, session: sessions.Session) -> None:
+        state = self.state
+        if session.language is not None and session.language != state.language:
+            self.set_language(session.language)
+        if session.palette is not None:
+            state.set_palette(session.palette)
+        if session.theme is not None:
+            state.set_theme(session.theme)
+        if session.font_scale is not None and not state.presentation:
+            state.set_font_scale(session.font_scale)
+        if session.config != state.config or session.seed != state.seed:
+            state.set_model(session.config, session.seed)
+        self.causal_action.setChecked(session.causal)
+        state.set_step(session.step)
+        state.set_head(session.head)
+        state.set_depth_t(session.depth_t)
+        self._pending_query = (session.text, session.query)
+        self.editor.set_text(session.text)
+        if state.result is not None:
+            self._apply_pending_query(state.result.text)
+
+    def _apply_pending_query(self, text: str) -> None:
+        if self._pending_query is not None and self._pending_query[0] == text:
+            self.state.set_query(self._pending_query[1])
+            self._pending_query = None
+
+    def _schedule_autosave(self, *_args: object) -> None:
+        if self.autosave_enabled:
+            self._autosave_timer.start()
+
+    def autosave_now(self) -> Path | None:
+        """Write the autosave (atomically) if anything changed since the last one."""
+        if not self.autosave_enabled:
+            return None
+        self._autosave_timer.stop()
+        data = sessions.session_bytes(self.current_session())
+        path = sessions.autosave_path(settings_dir())
+        if data != self._last_autosave or not path.exists():
+            try:
+                sessions.write_atomic(path, data)
+            except OSError as exc:
+                print(f"dualview: autosave failed: {exc}", file=sys.stderr)
+                return None
+            self._last_autosave = data
+        return path
+
+    def offer_recovery(self) -> QMessageBox | None:
+        """After a crash: a non-modal question whether to restore the last autosaved session."""
+        if self.recovery_path is None or not self.recovery_path.exists():
+            return None
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Restore the last session?"),
+                          self.tr("Dual View did not close normally last time. Restore the "
+                                  "session it was showing?"),
+                          QMessageBox.StandardButton.NoButton, self)
+        box.setObjectName("recoveryBox")
+        restore = box.addButton(self.tr("Restore"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(self.tr("Discard"), QMessageBox.ButtonRole.RejectRole)
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        box.buttonClicked.connect(
+            lambda button: self.restore_recovered() if button is restore
+            else self.discard_recovered())
+        box.show()
+        self.recovery_box = box
+        return box
+
+    def restore_recovered(self) -> bool:
+        if self.recovery_path is None:
+            return False
+        ok = self.open_session(self.recovery_path)
+        if ok:
+            self.session_path = None  # the recovered copy is not the user's file
+            self.statusBar().showMessage(self.tr("Restored the last session"), 5000)
+        return ok
+
+    def discard_recovered(self) -> None:
+        if self.recovery_path is not None:
+            try:
+                self.recovery_path.unlink()
+            except OSError:
+                pass
+        self.recovery_path = None
+
+    # ----- the interactive paths: file dialogs (tests call the functions above directly) ----
+    def _ask_save(self, caption: str, filters: str, suggestion: str) -> str:
+        path, _ = QFileDialog.getSaveFileName(self, caption, suggestion, filters)
+        return path
+
+    def _open_session_interactive(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Open session"), str(self.session_path or Path.home()),
+            self.tr("Dual View sessions (*.dualview.json);;All files (*)"))
+        if path:
+            self.open_session(path)
+
+    def _save_session_interactive(self, ask: bool = False) -> None:
+        path = None if ask else self.session_path
+        if path is None:
+            chosen = self._ask_save(self.tr("Save session"),
+                                    self.tr("Dual View sessions (*.dualview.json)"),
+                                    str(Path.home() / ("session" + sessions.SUFFIX)))
+            if not chosen:
+                return
+            if not chosen.endswith(sessions.SUFFIX):
+                chosen += sessions.SUFFIX
+            path = Path(chosen)
+        self.save_session(path)
+
+    def _export_panel_interactive(self, name: str | None, fmt: str) -> None:
+        stem = (name or "window").removesuffix("Dock")
+        path = self._ask_save(self.tr("Export image"),
+                              "PNG (*.png)" if fmt == "png" else "SVG (*.svg)",
+                              str(Path.home() / f"dualview-{stem}-{self.state.step}.{fmt}"))
+        if path:
+            self.export_panel(name, path)
+
+    def _export_step_interactive(self, fmt: str) -> None:
+        path = self._ask_save(self.tr("Export step matrix"),
+                              "CSV (*.csv)" if fmt == "csv" else "NumPy (*.npy)",
+                              str(Path.home() / f"dualview-{self.state.step}.{fmt}"))
+        if path:
+            self.export_step(path)
+
+    def _export_all_interactive(self) -> None:
+        path = self._ask_save(self.tr("Export all steps"), "NumPy (*.npz)",
+                              str(Path.home() / "dualview-steps.npz"))
+        if path:
+            self.export_all_steps(path)
+
+    # ----- exports -----
+    def _meta(self, *, step: bool = True) -> dict[str, object]:
+        heat = self.panels.get("heatmapDock")
+        info_step = self.state.step if step else None
+        head = None
+        if step and self.state.result is not None and "head" in \
+                self.state.result.trace.step(self.state.step).axes:
+            head = self.state.head
+            if heat is not None and getattr(heat, "all_heads", None) is not None \
+                    and heat.all_heads.isChecked():
+                head = "all"
+        return exporting.provenance(self.state.result, seed=self.state.seed,
+                                    causal=self.state.causal, step=info_step,
+                                    head=head)  # type: ignore[arg-type]
+
+    def export_panel(self, name: str | None, path: str | os.PathLike[str]) -> bool:
+        """A dock's panel (or the whole window when ``name`` is None) as PNG or SVG, by the
+        file's extension."""
+        widget: QWidget = self if name is None else self.docks[name]
+        fmt = Path(path).suffix.lower()
+        meta = self._meta()
+        meta["panel"] = name or "window"
+        try:
+            if fmt == ".svg":
+                exporting.widget_svg(widget, path, meta)
+            elif fmt == ".png":
+                exporting.widget_png(widget, path, meta)
+            else:
+                raise exporting.ExportError(self.tr("choose a .png or .svg file name"))
+        except (exporting.ExportError, OSError) as exc:
+            self.notify(self.tr("Export failed: %1").replace("%1", str(exc)), error=True)
+            return False
+        self.statusBar().showMessage(self.tr("Exported %1").replace("%1", str(path)), 5000)
+        return True
+
+    def current_matrix(self) -> tuple[object, list[str], list[str] | None, str] | None:
+        """The step matrix on screen (float64), its row and column labels, the column kind."""
+        heat = self.panels.get("heatmapDock")
+        result = self.state.result
+        if result is None or heat is None:
+            return None
+        step = result.trace.step(self.state.step)
+        matrix, col_labels, col_kind = heat.matrix_for(step, result.tokens)
+        rows = [f"{i} {t}" for i, t in enumerate(result.tokens)]
+        return matrix, rows, col_labels, col_kind
+
+    def export_step(self, path: str | os.PathLike[str]) -> bool:
+        """The step matrix on screen as CSV or .npy (by extension), with its provenance."""
+        current = self.current_matrix()
+        if current is None:
+            self.notify(self.tr("Nothing to export yet: type a sentence first."), error=True)
+            return False
+        matrix, rows, cols, col_kind = current
+        meta = self._meta()
+        meta["columns"] = col_kind
+        fmt = Path(path).suffix.lower()
+        try:
+            if fmt == ".csv":
+                exporting.write_csv(path, matrix, meta, rows, cols)  # type: ignore[arg-type]
+            elif fmt == ".npy":
+                exporting.write_npy(path, matrix, meta, rows, cols)  # type: ignore[arg-type]
+            else:
+                raise exporting.ExportError(self.tr("choose a .csv or .npy file name"))
+        except (exporting.ExportError, OSError) as exc:
+            self.notify(self.tr("Export failed: %1").replace("%1", str(exc)), error=True)
+            return False
+        self.statusBar().showMessage(self.tr("Exported %1").replace("%1", str(path)), 5000)
+        return True
+
+    def export_all_steps(self, path: str | os.PathLike[str]) -> bool:
+        try:
+            exporting.write_all_steps(path, self.state.result,  # type: ignore[arg-type]
+                                      self._meta(step=False))
+        except (exporting.ExportError, OSError) as exc:
+            self.notify(self.tr("Export failed: %1").replace("%1", str(exc)), error=True)
+            return False
+        self.statusBar().showMessage(self.tr("Exported %1").replace("%1", str(path)), 5000)
+        return True
+
+    # ----- guided tour -----
+    def start_tour(self, index: int = 0) -> None:
+        if not self.tour_dock.isVisible() and not self.tour_dock.isFloating():
+            self.tour_dock.show()
+            self.resizeDocks([self.tour_dock], [int(360 * max(self.state.font_scale, 1.0))],
+                             Qt.Orientation.Horizontal)
+        self.tour_dock.show()
+        self.tour_dock.raise_()
+        self.tour.start(index)
+
+    def _on_tour_running(self, running: bool) -> None:
+        self.tour_next_action.setEnabled(running)
+        self.tour_back_action.setEnabled(running)
+        if not running:
+            self.highlight.highlight(None)
+            self.tour_dock.hide()
+
+    def _on_tour_dock_visibility(self, visible: bool) -> None:
+        if not visible and self.tour.running and self.tour_dock.isHidden():
+            self.tour.stop_tour()  # closed with its × button (not just covered or minimised)
+
+    def _on_tour_stop(self, index: int) -> None:
+        stop = self.tour.stops[index]
+        if stop.causal is not None and self.causal_action.isChecked() != stop.causal:
+            self.causal_action.setChecked(stop.causal)
+            # type the text once the result with the new mask is in: the causality panel then
+            # compares like with like
+            self._tour_pending_text = stop.text
+            if self.state.result is not None and self.state.result.trace.causal == stop.causal \
+                    and self.state.result.text == self.state.text:
+                self._apply_tour_pending_text()
+        elif stop.text is not None and self.editor.text() != stop.text:
+            self.editor.set_text(stop.text)
+        if stop.step is not None:
+            self.state.set_step(stop.step)
+        if stop.depth_t is not None:
+            self.state.set_depth_t(stop.depth_t)
+        dock = next((self.docks[d] for d in stop.docks if d in self.docks), None)
+        if dock is not None:
+            if not dock.isVisible():
+                dock.show()
+            dock.raise_()
+        self.highlight.highlight(dock)
+
+    def _apply_tour_pending_text(self) -> None:
+        text = self._tour_pending_text
+        result = self.state.result
+        if text is None or result is None or result.text != self.state.text:
+            return
+        if result.trace.causal != self.state.causal:
+            return
+        self._tour_pending_text = None
+        if self.editor.text() != text:
+            self.editor.set_text(text)
 
     # ----- lifetime -----
     def all_panels_current(self) -> bool:
@@ -195,5 +1132,13 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.persist_layout:
             self.save_layout()
+        if self.autosave_enabled:
+            self.autosave_now()
+            try:
+                sessions.mark_clean_exit(settings_dir())
+            except OSError as exc:
+                print(f"dualview: could not write the clean-exit marker: {exc}", file=sys.stderr)
+        QApplication.instance().removeEventFilter(self.key_guard)
+        self.tour.stop_tour()
         self.bridge.shutdown()
         super().closeEvent(event)

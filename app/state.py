@@ -7,6 +7,8 @@ here. Changing an input (text, causal mask, config, seed) recomputes; changing a
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QObject, Signal
 
 from app.bridge import EngineBridge
@@ -16,6 +18,14 @@ from engine.continuous import Convergence
 
 #: Selection fields, the values ``selection_changed`` carries.
 SELECTION_FIELDS = ("step", "head", "query", "depth_t")
+
+#: View options (never recompute): palette key, theme, font scale.
+THEMES = ("light", "dark")
+FONT_SCALE_MIN, FONT_SCALE_MAX = 0.7, 3.0
+#: Text edits closer together than this (seconds) are one undo step, so undo goes back a burst
+#: of typing rather than a single keystroke.
+HISTORY_MERGE_S = 0.8
+HISTORY_LIMIT = 200
 
 
 class AppState(QObject):
@@ -34,6 +44,18 @@ class AppState(QObject):
     baseline_changed = Signal()
     #: "en" or "zh": which language explanations (not the Qt UI strings) are shown in.
     language_changed = Signal(str)
+    #: View options: colour palette key (``app.palettes.PALETTES``), "light"/"dark", the font
+    #: scale factor, presentation mode on/off. Panels redraw on them; nothing recomputes.
+    palette_changed = Signal(str)
+    theme_changed = Signal(str)
+    font_scale_changed = Signal(float)
+    presentation_changed = Signal(bool)
+    #: Space pressed: the depth-time animation should play or pause.
+    play_toggle_requested = Signal()
+    #: Undo or redo replaced the text; the editor shows it (the state already recomputes).
+    text_restored = Signal(str)
+    #: The undo/redo stacks changed (menus enable or disable their actions).
+    history_changed = Signal()
 
     def __init__(self, bridge: EngineBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -52,6 +74,15 @@ class AppState(QObject):
         self._query = 0
         self._depth_t = 1.0
         self._language = "en"
+        self._palette = "classic"
+        self._theme = "light"
+        self._font_scale = 1.0
+        self._presentation = False
+        self._undo: list[str] = []
+        self._redo: list[str] = []
+        self._last_edit = -float("inf")
+        #: Seconds within which consecutive text edits merge into one undo step (0: never).
+        self.history_merge_s = HISTORY_MERGE_S
         self.pending_id = 0
         bridge.result_ready.connect(self._on_result_ready)
         bridge.convergence_ready.connect(self._on_convergence_ready)
@@ -63,8 +94,49 @@ class AppState(QObject):
 
     def set_text(self, text: str) -> None:
         if text != self._text:
+            self._record_history()
             self._text = text
             self._submit()
+
+    # ----- undo / redo of text edits (state-level, whatever widget made the edit) -----
+    def _record_history(self) -> None:
+        now = time.monotonic()
+        if not (self._undo and now - self._last_edit < self.history_merge_s):
+            self._undo.append(self._text)
+            del self._undo[:-HISTORY_LIMIT]
+        self._last_edit = now
+        self._redo.clear()
+        self.history_changed.emit()
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def undo_text(self) -> bool:
+        """Go back to the text before the last edit; False when there is nothing to undo."""
+        if not self._undo:
+            return False
+        self._redo.append(self._text)
+        self._restore_text(self._undo.pop())
+        return True
+
+    def redo_text(self) -> bool:
+        if not self._redo:
+            return False
+        self._undo.append(self._text)
+        self._restore_text(self._redo.pop())
+        return True
+
+    def _restore_text(self, text: str) -> None:
+        self._last_edit = -float("inf")  # the next edit starts a new undo step
+        self._text = text
+        self.history_changed.emit()
+        self.text_restored.emit(text)
+        self._submit()
 
     @property
     def causal(self) -> bool:
@@ -180,6 +252,55 @@ class AppState(QObject):
     def meaning(self, info: StepInfo) -> str:
         """A step's one-line explanation in the current language."""
         return info.meaning_zh if self._language == "zh" else info.meaning
+
+    @property
+    def palette(self) -> str:
+        """Colour palette key: "classic" or "colorblind" (see ``app.palettes.PALETTES``)."""
+        return self._palette
+
+    def set_palette(self, key: str) -> None:
+        from app.palettes import PALETTES
+
+        if key not in PALETTES:
+            raise ValueError(f"unknown palette {key!r}; choose one of {', '.join(PALETTES)}")
+        if key != self._palette:
+            self._palette = key
+            self.palette_changed.emit(key)
+
+    @property
+    def theme(self) -> str:
+        return self._theme
+
+    def set_theme(self, theme: str) -> None:
+        if theme not in THEMES:
+            raise ValueError(f"unknown theme {theme!r}; choose one of {', '.join(THEMES)}")
+        if theme != self._theme:
+            self._theme = theme
+            self.theme_changed.emit(theme)
+
+    @property
+    def font_scale(self) -> float:
+        """Text size factor for every panel, axis and label (1 = normal)."""
+        return self._font_scale
+
+    def set_font_scale(self, scale: float) -> None:
+        scale = round(min(max(float(scale), FONT_SCALE_MIN), FONT_SCALE_MAX), 2)
+        if scale != self._font_scale:
+            self._font_scale = scale
+            self.font_scale_changed.emit(scale)
+
+    @property
+    def presentation(self) -> bool:
+        """Presentation mode: full screen, larger text, thicker lines."""
+        return self._presentation
+
+    def set_presentation(self, on: bool) -> None:
+        if bool(on) != self._presentation:
+            self._presentation = bool(on)
+            self.presentation_changed.emit(self._presentation)
+
+    def request_play_toggle(self) -> None:
+        self.play_toggle_requested.emit()
 
     # ----- selection (never recomputes) -----
     @property

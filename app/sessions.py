@@ -1,0 +1,309 @@
+"""Session files (``.dualview.json``): what is on screen, saved and reopened exactly.
+
+A session holds the text, the layer config and weight seed, the causal flag, the selection
+(step, head, query token, depth time), the language and the view options. It carries a
+``format`` tag and a ``version``; :func:`read_session` checks everything before anything is
+applied, so opening a newer, corrupt or foreign file changes nothing and raises
+:class:`SessionError` with a message a person can act on.
+
+Every write is atomic (:func:`write_atomic`): a temporary file in the same folder, flushed and
+fsynced, then ``os.replace``-d over the target, so a crash never leaves half a file.
+
+Crash recovery: the window autosaves to :data:`AUTOSAVE_NAME` and writes :data:`CLEAN_EXIT_NAME`
+when it closes normally. At the next start an autosave without that marker means the last run
+crashed or was killed; :func:`take_crash_autosave` moves it aside so it can be offered.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
+
+from app.state import FONT_SCALE_MAX, FONT_SCALE_MIN, THEMES
+from engine import STEP_NAMES, EngineError, Qwen3Config
+
+FORMAT = "dualview-session"
+VERSION = 1
+SUFFIX = ".dualview.json"
+AUTOSAVE_NAME = "autosave" + SUFFIX
+RECOVERED_NAME = "recovered" + SUFFIX
+CLEAN_EXIT_NAME = "clean-exit"
+#: A session file is a few kilobytes; anything far larger is not one.
+MAX_BYTES = 5_000_000
+
+LANGUAGES = ("en", "zh")
+#: ``app.palettes.PALETTES`` keys (kept here so reading a file needs no pyqtgraph).
+PALETTE_KEYS = ("classic", "colorblind")
+
+
+class SessionError(ValueError):
+    """A session file that cannot be opened; the message says why, for a person."""
+
+
+class _Invalid(SessionError):
+    """A field-level problem; :func:`parse_session` words it for a person."""
+
+
+def _tr(text: str, *args: object) -> str:
+    """``text`` (already translated) with %1, %2 … filled in."""
+    out = text
+    for i, arg in enumerate(args, 1):
+        out = out.replace(f"%{i}", str(arg))
+    return out
+
+
+@dataclass(frozen=True)
+class Session:
+    """What a session file holds. Language and view options may be absent (None): opening
+    such a file (the shipped examples) keeps the reader's own language and view."""
+
+    text: str
+    config: Qwen3Config = field(default_factory=Qwen3Config.toy)
+    seed: int = 0
+    causal: bool = True
+    step: str = "attn_probs"
+    head: int = 0
+    query: int = 0
+    depth_t: float = 1.0
+    language: str | None = None
+    palette: str | None = None
+    theme: str | None = None
+    font_scale: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "text": self.text,
+            "config": self.config.to_dict(),
+            "weights": {"kind": "random", "seed": self.seed},
+            "causal": self.causal,
+            "selection": {"step": self.step, "head": self.head, "query": self.query,
+                          "depth_t": self.depth_t},
+        }
+        if self.language is not None:
+            data["language"] = self.language
+        view = {"palette": self.palette, "theme": self.theme, "font_scale": self.font_scale}
+        view = {k: v for k, v in view.items() if v is not None}
+        if view:
+            data["view"] = view
+        return data
+
+
+def session_from_state(state: object) -> Session:
+    s: Any = state
+    return Session(text=s.text, config=s.config, seed=s.seed, causal=s.causal, step=s.step,
+                   head=s.head, query=s.query, depth_t=s.depth_t, language=s.language,
+                   palette=s.palette, theme=s.theme, font_scale=s.font_scale)
+
+
+# ----- reading: check everything, build nothing half-way -----
+def _need(mapping: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in mapping:
+        raise _Invalid(f"the session has no {where}{key!r} field")
+    value = mapping[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise _Invalid(f"{where}{key!r} must be a number, not true/false")
+    if not isinstance(value, kind):
+        raise _Invalid(f"{where}{key!r} has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _opt(mapping: dict[str, Any], key: str, kind: type | tuple[type, ...], default: Any,
+         where: str) -> Any:
+    return _need(mapping, key, kind, where) if key in mapping else default
+
+
+def parse_session(data: object) -> Session:
+    """Validate a decoded JSON document; raise :class:`SessionError` on anything off."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise SessionError(QCoreApplication.translate(
+            "Sessions", "this is not a Dual View session file"))
+    version = data.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise SessionError(QCoreApplication.translate(
+            "Sessions", "the session file has no valid version number"))
+    if version > VERSION:
+        raise SessionError(_tr(QCoreApplication.translate(
+            "Sessions", "it was saved by a newer Dual View (file version %1; this app reads "
+            "up to version %2). Please update the app."), version, VERSION))
+    try:
+        return _parse_fields(data)
+    except _Invalid as exc:
+        raise SessionError(_tr(QCoreApplication.translate(
+            "Sessions", "the session file is damaged or incomplete (%1)"), exc)) from exc
+
+
+def _parse_fields(data: dict[str, Any]) -> Session:
+    text = _need(data, "text", str, "")
+    try:
+        config = Qwen3Config.from_dict(_need(data, "config", dict, ""))
+    except (EngineError, TypeError) as exc:
+        raise _Invalid(f"the layer config is invalid: {exc}") from exc
+    weights = _need(data, "weights", dict, "")
+    if weights.get("kind") != "random":
+        raise _Invalid("it refers to weights this version cannot load")
+    seed = _need(weights, "seed", int, "weights.")
+    if not 0 <= seed < 2**32:
+        raise _Invalid(f"the weight seed {seed} is out of range")
+    causal = _opt(data, "causal", bool, True, "")
+    sel = _opt(data, "selection", dict, {}, "")
+    step = _opt(sel, "step", str, "attn_probs", "selection.")
+    if step not in STEP_NAMES:
+        raise _Invalid(f"unknown step {step!r} in the selection")
+    head = _opt(sel, "head", int, 0, "selection.")
+    query = _opt(sel, "query", int, 0, "selection.")
+    if head < 0 or query < 0:
+        raise _Invalid("selection head and query must not be negative")
+    depth_t = float(_opt(sel, "depth_t", (int, float), 1.0, "selection."))
+    if not (math.isfinite(depth_t) and 0.0 <= depth_t <= 1.0):
+        raise _Invalid("selection depth_t must be between 0 and 1")
+    language = _opt(data, "language", str, None, "")
+    if language is not None and language not in LANGUAGES:
+        raise _Invalid(f"unknown language {language!r}")
+    view = _opt(data, "view", dict, {}, "")
+    palette = _opt(view, "palette", str, None, "view.")
+    theme = _opt(view, "theme", str, None, "view.")
+    font_scale = _opt(view, "font_scale", (int, float), None, "view.")
+    if palette is not None and palette not in PALETTE_KEYS:
+        raise _Invalid(f"unknown palette {palette!r}")
+    if theme is not None and theme not in THEMES:
+        raise _Invalid(f"unknown theme {theme!r}")
+    if font_scale is not None:
+        font_scale = float(font_scale)
+        if not (math.isfinite(font_scale) and FONT_SCALE_MIN <= font_scale <= FONT_SCALE_MAX):
+            raise _Invalid("view font_scale is out of range")
+    return Session(text=text, config=config, seed=seed, causal=causal, step=step, head=head,
+                   query=query, depth_t=depth_t, language=language, palette=palette,
+                   theme=theme, font_scale=font_scale)
+
+
+def read_session(path: str | os.PathLike[str]) -> Session:
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise SessionError(QCoreApplication.translate(
+                "Sessions", "the file is far too large to be a Dual View session"))
+        raw = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise SessionError(_tr(QCoreApplication.translate(
+            "Sessions", "the file %1 does not exist"), path.name)) from exc
+    except OSError as exc:
+        raise SessionError(_tr(QCoreApplication.translate(
+            "Sessions", "the file %1 cannot be read (%2)"), path.name, exc.strerror)) from exc
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SessionError(QCoreApplication.translate(
+            "Sessions", "the file is damaged or is not a session (it is not valid JSON)")) \
+            from exc
+    return parse_session(data)
+
+
+# ----- writing: atomic -----
+def _file_mode(path: Path) -> int:
+    """The existing file's permissions, else what a plain ``open(path, "w")`` would give."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        if hasattr(os, "fchmod"):  # mkstemp makes 0600; give the file the usual permissions
+            os.fchmod(fd, _file_mode(path))
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable (not possible on every platform)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def session_bytes(session: Session) -> bytes:
+    return (json.dumps(session.to_dict(), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def write_session(path: str | os.PathLike[str], session: Session) -> None:
+    write_atomic(path, session_bytes(session))
+
+
+# ----- autosave and crash recovery -----
+def autosave_path(folder: Path) -> Path:
+    return folder / AUTOSAVE_NAME
+
+
+def mark_running(folder: Path) -> None:
+    """The app started: remove the clean-exit marker (it is written back on a normal close)."""
+    try:
+        (folder / CLEAN_EXIT_NAME).unlink()
+    except FileNotFoundError:
+        pass
+
+
+def mark_clean_exit(folder: Path) -> None:
+    write_atomic(folder / CLEAN_EXIT_NAME, b"closed normally\n")
+
+
+def take_crash_autosave(folder: Path) -> Path | None:
+    """If the last run left an autosave but no clean-exit marker, move the autosave aside
+    (so this run's autosave cannot overwrite it) and return where it went; else None."""
+    auto = autosave_path(folder)
+    if not auto.exists() or (folder / CLEAN_EXIT_NAME).exists():
+        return None
+    target = folder / RECOVERED_NAME
+    os.replace(auto, target)
+    return target
+
+
+def example_sessions() -> list[Path]:
+    """The example sessions shipped under ``resources/sessions``."""
+    from app.resources import resource_path
+
+    folder = resource_path("sessions")
+    return sorted(folder.glob("*" + SUFFIX)) if folder.is_dir() else []
+
+
+def example_title(path: Path, language: str = "en") -> str:
+    """The menu title of an example session: its ``title`` field in the language, else the
+    file name."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        title = data.get("title", {})
+        if isinstance(title, dict):
+            text = title.get(language) or title.get("en")
+            if isinstance(text, str) and text:
+                return text
+    except (OSError, ValueError):
+        pass
+    return Path(path).name.removesuffix(SUFFIX).replace("-", " ")

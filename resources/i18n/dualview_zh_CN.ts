@@ -1,0 +1,1613 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>AnalogiesPanel</name>
+    <message>
+        <source>Analogies and what is exact</source>
+        <extracomment>(PAPER.md id, dock object name or &quot;&quot; when only an engine test shows it) Readings that sound like analogies but are exact: (en, zh, id, dock). Dock object name -&gt; (English, Chinese) panel name for the links. the dock a link last opened (for tests)</extracomment>
+        <translation>类比，以及其中哪些是精确的</translation>
+    </message>
+    <message>
+        <source>Exact: a test asserts this statement in float64.</source>
+        <translation>精确：有测试在 float64 下断言这一结论。</translation>
+    </message>
+    <message>
+        <source>Analogy: shown with its caveat, never asserted.</source>
+        <translation>类比：附带说明展示，从不作为断言。</translation>
+    </message>
+</context>
+<context>
+    <name>AttentionGraphPanel</name>
+    <message>
+        <source>Query token:</source>
+        <extracomment>Weight buckets: bucket b holds weights with b/N ≤ √w &lt; (b+1)/N (a square-root scale, so the small weights of a long row stay visible but thin). Beyond this many tokens only the heaviest links are drawn (the caption says so). Beyond this many masked links only a stride of them is drawn (dashed lines are slow). Tokens with a text label under their node; more tokens get a stride (the query always has one). Pixels a rotated label needs beside its neighbour. Labels are upright and carry the weight when every token gets this many pixels (and there are at most UPRIGHT_LABELS tokens); otherwise they are rotated and show index and text. Pixels: hovering this close to a node or a link shows its numbers. Half-width and height in pixels of the loop drawn for a token&apos;s link to itself. node outlines: a visible key, a masked key (dashed), the query attention weights of the shown row, [T] raw scores q·k/√d of the shown row, [T] True where the key is masked (the future under the causal mask), [T] key token indices drawn in each weight bucket masked key token indices drawn dashed</extracomment>
+        <translation>查询词元：</translation>
+    </message>
+    <message>
+        <source>Head:</source>
+        <translation>头：</translation>
+    </message>
+    <message>
+        <source>The token that reads (click a node to choose it)</source>
+        <translation>负责读取的词元（点击节点来选择）</translation>
+    </message>
+    <message>
+        <source>Query head; shared with the step heatmap</source>
+        <translation>查询头；与步骤热图共用</translation>
+    </message>
+    <message>
+        <source>masked (future)</source>
+        <translation>已掩码（未来）</translation>
+    </message>
+    <message>
+        <source>MHA: query head %1 has its own key/value head %2.</source>
+        <translation>MHA：查询头 %1 有自己的键/值头 %2。</translation>
+    </message>
+    <message>
+        <source>GQA: query head %1 reads kv head %2, shared with query head(s) %3 — same K and V, different weights because q differs.</source>
+        <translation>GQA：查询头 %1 读取键值头 %2，与查询头 %3 共用——K 和 V 相同，权重不同是因为 q 不同。</translation>
+    </message>
+    <message>
+        <source>masked</source>
+        <extracomment>the token labels on screen, left to right (tests read them)</extracomment>
+        <translation>已掩码</translation>
+    </message>
+    <message>
+        <source>entropy H = %1 nats</source>
+        <translation>熵 H = %1 奈特</translation>
+    </message>
+    <message>
+        <source>causal bound log(%1 + 1) = %2</source>
+        <translation>因果上界 log(%1 + 1) = %2</translation>
+    </message>
+    <message>
+        <source>bound with the mask off log T = log %1 = %2</source>
+        <translation>关闭掩码时的上界 log T = log %1 = %2</translation>
+    </message>
+    <message>
+        <source>strongest: %1 “%2” %3</source>
+        <translation>最强：%1 “%2” %3</translation>
+    </message>
+    <message>
+        <source>orange = the query; line width and opacity grow with the weight (√ scale, %1 steps)</source>
+        <translation>橙色 = 查询；线宽和不透明度随权重增大（√ 刻度，%1 档）</translation>
+    </message>
+    <message>
+        <source>; grey dashed = masked future token (weight 0)</source>
+        <translation>；灰色虚线 = 被掩码的未来词元（权重 0）</translation>
+    </message>
+    <message>
+        <source>Causal mask off: every token also reads the future (View ▸ Causal mask, M).</source>
+        <translation>因果掩码已关闭：每个词元也会读取未来（视图 ▸ 因果掩码，M 键）。</translation>
+    </message>
+    <message>
+        <source>; showing the %1 heaviest of %2 links</source>
+        <translation>；显示 %2 条连线中最重的 %1 条</translation>
+    </message>
+    <message>
+        <source>key %1 “%2” → query %3 “%4”, head %5: weight %6</source>
+        <translation>键 %1 “%2” → 查询 %3 “%4”，头 %5：权重 %6</translation>
+    </message>
+    <message>
+        <source> (masked: score −∞ before the softmax)</source>
+        <translation>（已掩码：softmax 之前分数为 −∞）</translation>
+    </message>
+    <message>
+        <source> · score q·k/√d = %1</source>
+        <translation> · 分数 q·k/√d = %1</translation>
+    </message>
+    <message>
+        <source>Hover a token or a link for its exact weight; click a token to make it the query.</source>
+        <translation>把鼠标悬停在词元或连线上可查看精确权重；点击词元把它设为查询。</translation>
+    </message>
+</context>
+<context>
+    <name>CausalityPanel</name>
+    <message>
+        <source>Pin baseline</source>
+        <extracomment>An exact zero (bitwise equal) is drawn in this colour: the image shows NaN there, and the view&apos;s background shows through. Light teal stays apart from the map&apos;s pale yellow end, also under deuteranopia and protanopia. |Δ| colour map (log₁₀ scale): pale yellow (rounding) → orange → purple (large). log₁₀|Δ| at the bottom of the colour map: 1e-18, just below float64 rounding of O(1) values. Outline of changed raw scores in earlier rows (they lie in the masked future columns). Shade over the masked (future) triangle j &gt; i of attention maps. Number labels beside the bars up to this many rows; beyond, hover shows the number. Draw cell outlines up to this many changed cells (one line item, four edges each). page 0: nothing to compare yet (a big hint); page 1: the views [common, 23] max |Δ| of each row per step (the overview&apos;s numbers) the selected step&apos;s |after − before| (float64, head slice), rows = tokens the selected step&apos;s max |Δ| per row (all heads), as the bars show it (row, col) cells of the diff view outlined: changed raw scores in earlier rows</extracomment>
+        <translation>固定基准</translation>
+    </message>
+    <message>
+        <source>Compare every following edit with the input on screen now (instead of with the previous input). Click again to release.</source>
+        <translation>之后的每次修改都与当前屏幕上的输入比较（而不是与上一次输入比较）。再点一次取消。</translation>
+    </message>
+    <message>
+        <source>PAPER E11 (exact, tested): editing token k leaves every earlier row of every step bitwise unchanged — except the raw scores of the future columns, which the mask removes. With the mask off, earlier rows change.</source>
+        <translation>PAPER E11（精确，已测试）：修改词元 k 后，每一步中它之前的每一行都逐位不变——唯一的例外是未来列的原始分数，而掩码正好把它们去掉。关闭掩码后，前面的行会改变。</translation>
+    </message>
+    <message>
+        <source>Head:</source>
+        <translation>头：</translation>
+    </message>
+    <message>
+        <source>Query head of the per-head steps (shared with the step heatmap)</source>
+        <translation>按头计算的步骤所显示的查询头（与步骤热图共用）</translation>
+    </message>
+    <message>
+        <source>all steps: max |Δ| per row</source>
+        <translation>所有步骤：每行的最大 |Δ|</translation>
+    </message>
+    <message>
+        <source>this step: max |Δ| per row</source>
+        <translation>本步骤：每行的最大 |Δ|</translation>
+    </message>
+    <message>
+        <source>max |Δ| (log)</source>
+        <translation>最大 |Δ|（对数）</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>kv head %1</source>
+        <translation>键值头 %1</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>|after − before|</source>
+        <translation>|之后 − 之前|</translation>
+    </message>
+    <message>
+        <source>this step: |after − before|</source>
+        <translation>本步骤：|之后 − 之前|</translation>
+    </message>
+    <message>
+        <source>this step: baseline not in memory</source>
+        <translation>本步骤：基准不在内存中</translation>
+    </message>
+    <message>
+        <source>No comparison yet</source>
+        <translation>尚无比较</translation>
+    </message>
+    <message>
+        <source>The causal mask was just switched %1: the new layer has nothing of its own kind to compare with yet.</source>
+        <translation>因果掩码刚刚切换为%1：新的层还没有同类的结果可以比较。</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>The layer itself changed (config or weights): there is nothing of the same layer to compare with yet.</source>
+        <translation>层本身改变了（配置或权重）：还没有同一层的结果可以比较。</translation>
+    </message>
+    <message>
+        <source>This is the first input: there is nothing to compare it with yet.</source>
+        <translation>这是第一次输入：还没有可以比较的对象。</translation>
+    </message>
+    <message>
+        <source>pinned baseline</source>
+        <translation>固定的基准</translation>
+    </message>
+    <message>
+        <source>previous input</source>
+        <translation>上一次输入</translation>
+    </message>
+    <message>
+        <source>Before: “%1” (%2, %3 tokens).</source>
+        <translation>之前：“%1”（%2，%3 个词元）。</translation>
+    </message>
+    <message>
+        <source>%1 → %2 tokens (%3 at the end): the common prefix agrees up to rounding, max |Δ| = %4</source>
+        <translation>%1 → %2 个词元（末尾%3）：公共前缀在舍入误差内一致，最大 |Δ| = %4</translation>
+    </message>
+    <message>
+        <source>%1 → %2 tokens: rows before %3 agree up to rounding, max |Δ| = %4</source>
+        <translation>%1 → %2 个词元：%3 之前的行在舍入误差内一致，最大 |Δ| = %4</translation>
+    </message>
+    <message>
+        <source>Every row before %1 is bitwise identical (max |Δ| = 0)</source>
+        <translation>%1 之前的每一行都逐位相同（最大 |Δ| = 0）</translation>
+    </message>
+    <message>
+        <source>In all %1 steps.</source>
+        <translation>在全部 %1 个步骤中。</translation>
+    </message>
+    <message numerus="yes">
+        <source>In all %1 steps, except %n raw score(s) in attn_scores (step 10): all in the future column(s) j ≥ k — exactly what causal_mask (step 11) removes.</source>
+        <translation>
+            <numerusform>在全部 %1 个步骤中，只有 attn_scores（第 10 步）中的 %n 个原始分数例外：它们都在未来列 j ≥ k 中——正是 causal_mask（第 11 步）要去掉的。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Next: turn the mask off (View ▸ Causal mask, key M) and edit the last word again.</source>
+        <translation>下一步：关闭掩码（视图 ▸ 因果掩码，M 键），再修改一次最后一个词。</translation>
+    </message>
+    <message>
+        <source>Mask off: earlier rows changed (max |Δ| = %1 before %2)</source>
+        <translation>掩码关闭：前面的行变了（%2 之前最大 |Δ| = %1）</translation>
+    </message>
+    <message>
+        <source>%1 of %2 steps changed rows before k, from step %3 %4 on: nothing removes the future key any more.</source>
+        <translation>%2 个步骤中有 %1 个改变了 k 之前的行，从第 %3 步 %4 开始：不再有任何东西去掉未来的键。</translation>
+    </message>
+    <message>
+        <source>Turn the mask back on (View ▸ Causal mask, key M) and edit again: the earlier rows return to exactly 0.</source>
+        <translation>重新打开掩码（视图 ▸ 因果掩码，M 键）再修改一次：前面的行又回到精确的 0。</translation>
+    </message>
+    <message>
+        <source>Same tokens as the baseline: nothing changed</source>
+        <translation>与基准的词元相同：没有任何变化</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;&amp;nbsp;&amp;nbsp;&amp;nbsp;&lt;/span&gt; 0 exactly · colour log₁₀|Δ| (scale under the bars) · &lt;span style=&apos;color:%2&apos;&gt;&lt;b&gt;- -&lt;/b&gt;&lt;/span&gt; token k · &lt;span style=&apos;color:%3&apos;&gt;&lt;b&gt;□&lt;/b&gt;&lt;/span&gt; changed masked score</source>
+        <translation>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;&amp;nbsp;&amp;nbsp;&amp;nbsp;&lt;/span&gt; 精确为 0 · 颜色表示 log₁₀|Δ|（刻度在色条下方）· &lt;span style=&apos;color:%2&apos;&gt;&lt;b&gt;- -&lt;/b&gt;&lt;/span&gt; 词元 k · &lt;span style=&apos;color:%3&apos;&gt;&lt;b&gt;□&lt;/b&gt;&lt;/span&gt; 改变了的被掩码分数</translation>
+    </message>
+    <message>
+        <source>Teal: the difference is exactly 0 (bitwise equal). Other colours: log₁₀ of |Δ|, pale for rounding (1e-16), dark for a real change. The dashed line is the first changed token k. An orange box is a raw score q·k that changed in a row before k: it lies in the future (j &gt; i, shaded), which causal_mask removes.</source>
+        <translation>青色：差值精确为 0（逐位相等）。其他颜色：|Δ| 的 log₁₀，浅色是舍入误差（1e-16），深色是真正的变化。虚线是第一个改变的词元 k。橙色方框是 k 之前某行中改变了的原始分数 q·k：它位于未来（j &gt; i，阴影区域），会被 causal_mask 去掉。</translation>
+    </message>
+    <message>
+        <source>token %1 “%2”</source>
+        <translation>词元 %1 “%2”</translation>
+    </message>
+    <message>
+        <source>appended</source>
+        <translation>追加</translation>
+    </message>
+    <message>
+        <source>removed</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>PAPER E12: allclose (1e-12), &lt;b&gt;not&lt;/b&gt; bitwise — a new shape may change how the matrix products are blocked.</source>
+        <translation>PAPER E12：近似相等（1e-12），&lt;b&gt;不是&lt;/b&gt;逐位相等——新的形状可能改变矩阵乘法的分块方式。</translation>
+    </message>
+    <message>
+        <source>(Here it happens to be 0.)</source>
+        <translation>（这里恰好是 0。）</translation>
+    </message>
+    <message>
+        <source>For the bitwise test keep the token count: &lt;b&gt;edit the last word&lt;/b&gt; instead of adding or removing one.</source>
+        <translation>要做逐位检验，请保持词元数量不变：&lt;b&gt;修改最后一个词&lt;/b&gt;，而不是增删词。</translation>
+    </message>
+    <message>
+        <source>The first token changed: there are no earlier rows to check</source>
+        <translation>第一个词元变了：没有更早的行可以检查</translation>
+    </message>
+    <message>
+        <source>Edit a later token — e.g. &lt;b&gt;the last word&lt;/b&gt; — and watch the rows before it.</source>
+        <translation>修改靠后的词元——例如&lt;b&gt;最后一个词&lt;/b&gt;——观察它前面的行。</translation>
+    </message>
+    <message>
+        <source>Unexpected: raw scores outside the future columns changed.</source>
+        <translation>意外：未来列之外的原始分数改变了。</translation>
+    </message>
+    <message>
+        <source>Unexpected: earlier rows changed although the mask is on (max |Δ| = %1)</source>
+        <translation>意外：掩码开启，前面的行却改变了（最大 |Δ| = %1）</translation>
+    </message>
+    <message>
+        <source>Try it: &lt;b&gt;edit the last word&lt;/b&gt; (keep the number of tokens) — every earlier row should stay exactly the same.</source>
+        <translation>试一试：&lt;b&gt;修改最后一个词&lt;/b&gt;（保持词元数量不变）——前面的每一行都应当完全不变。</translation>
+    </message>
+    <message>
+        <source>The mask is off: &lt;b&gt;edit the last word&lt;/b&gt; and see the earlier rows change.</source>
+        <translation>掩码已关闭：&lt;b&gt;修改最后一个词&lt;/b&gt;，看前面的行如何改变。</translation>
+    </message>
+    <message>
+        <source>Pin baseline keeps comparing with the input on screen now, so you can make several edits in a row.</source>
+        <translation>“固定基准”会一直与当前屏幕上的输入比较，这样可以连续做几次修改。</translation>
+    </message>
+    <message>
+        <source>%1 · step %2 %3 · max |Δ| of the row = %4</source>
+        <translation>%1 · 第 %2 步 %3 · 该行最大 |Δ| = %4</translation>
+    </message>
+    <message>
+        <source>0 (bitwise equal)</source>
+        <translation>0（逐位相等）</translation>
+    </message>
+    <message>
+        <source>%1 · column %2 · |Δ| = %3</source>
+        <translation>%1 · 第 %2 列 · |Δ| = %3</translation>
+    </message>
+    <message>
+        <source>feature</source>
+        <translation>特征</translation>
+    </message>
+    <message>
+        <source>key token</source>
+        <translation>键词元</translation>
+    </message>
+    <message>
+        <source>feature (K | V)</source>
+        <translation>特征（K | V）</translation>
+    </message>
+</context>
+<context>
+    <name>ConvergencePanel</name>
+    <message>
+        <source>Convergence to the flow</source>
+        <extracomment>the fitted slopes on screen (NaN while the sweep is still running)</extracomment>
+        <translation>收敛到连续流</translation>
+    </message>
+    <message>
+        <source>fit slopes over n ≥</source>
+        <translation>拟合斜率所用 n ≥</translation>
+    </message>
+    <message>
+        <source>distance to the real layer (n = 1)</source>
+        <translation>与真实层（n = 1）的距离</translation>
+    </message>
+    <message>
+        <source>sub-steps n (log)</source>
+        <translation>子步数 n（对数）</translation>
+    </message>
+    <message>
+        <source>‖uₙ − u(1)‖ (log)</source>
+        <translation>‖uₙ − u(1)‖（对数）</translation>
+    </message>
+    <message>
+        <source>error at t = 1 against the number of sub-steps</source>
+        <translation>t = 1 处的误差与子步数的关系</translation>
+    </message>
+    <message>
+        <source>Euler (the layer, sub-stepped)</source>
+        <translation>欧拉法（这一层，拆成子步）</translation>
+    </message>
+    <message>
+        <source>second order</source>
+        <translation>二阶</translation>
+    </message>
+    <message>
+        <source>slope 1</source>
+        <translation>斜率 1</translation>
+    </message>
+    <message>
+        <source>slope 2</source>
+        <translation>斜率 2</translation>
+    </message>
+    <message>
+        <source>fitted slope over n ≥ %1: Euler &lt;b&gt;%2&lt;/b&gt; (expect 1), %3 &lt;b&gt;%4&lt;/b&gt; (expect 2) · last ratio when n doubles: %5 and %6 · reference flow: RK4 with %7 steps, own error ≈ %8 (dotted line)</source>
+        <translation>n ≥ %1 上的拟合斜率：欧拉法 &lt;b&gt;%2&lt;/b&gt;（应为 1），%3 &lt;b&gt;%4&lt;/b&gt;（应为 2）· n 翻倍时最后的误差比：%5 和 %6 · 参考流：%7 步 RK4，其自身误差 ≈ %8（点线）</translation>
+    </message>
+    <message>
+        <source>Exact: a test asserts this statement in float64.</source>
+        <translation>精确：有测试在 float64 下断言这一结论。</translation>
+    </message>
+    <message>
+        <source>Analogy: shown with its caveat, never asserted.</source>
+        <translation>类比：附带说明展示，从不作为断言。</translation>
+    </message>
+</context>
+<context>
+    <name>DepthTimePanel</name>
+    <message>
+        <source>&lt;b&gt;u(t)&lt;/b&gt; — the residual stream in depth time &lt;span style=&apos;color:#666&apos;&gt;(continuous view)&lt;/span&gt;</source>
+        <extracomment>(label, seconds for one sweep t = 0 → 1) Timer interval while playing (ms); the position follows the clock, not the tick count. Up to this many tokens each norm curve gets its own colour; beyond, one grey item draws all. Beyond this many state entries the norm curves use fewer points (each point is one at(t)). u(t) on screen as float64, exactly ``result.depth.at(t)`` (hover reads it) fixed colour levels for the whole animation: symmetric max over u(0), u(½), u(1)</extracomment>
+        <translation>&lt;b&gt;u(t)&lt;/b&gt; —— 深度时间中的残差流 &lt;span style=&apos;color:#666&apos;&gt;（连续视角）&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>PAPER E14 (exact, tested): inside an explicit sub-step (1 − s)·x + s·(x + F(x)) = x + s·F(x), so every in-between state is a true Euler step of size s.</source>
+        <translation>PAPER E14（精确，已测试）：在一个显式子步内，(1 − s)·x + s·(x + F(x)) = x + s·F(x)，所以每个中间状态都是步长为 s 的真实欧拉步。</translation>
+    </message>
+    <message>
+        <source>PAPER E13 (exact, tested): sub-stepping the layer n times with Δt = 1/n converges to its flow at first order; a second-order scheme at second order.</source>
+        <translation>PAPER E13（精确，已测试）：把这一层拆成 n 个 Δt = 1/n 的子步，会一阶收敛到它的连续流；二阶格式则二阶收敛。</translation>
+    </message>
+    <message>
+        <source>Play or pause: t runs from 0 to 1 and loops</source>
+        <translation>播放或暂停：t 从 0 走到 1，循环播放</translation>
+    </message>
+    <message>
+        <source>speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <source>1× = one sweep from u(0) to u(1) in 4 seconds</source>
+        <translation>1× = 4 秒内从 u(0) 走到 u(1)</translation>
+    </message>
+    <message>
+        <source>Depth time t (steps of 0.005)</source>
+        <translation>深度时间 t（步长 0.005）</translation>
+    </message>
+    <message>
+        <source>u(0) input</source>
+        <translation>u(0) 输入</translation>
+    </message>
+    <message>
+        <source>u(½) after attention residual</source>
+        <translation>u(½) 注意力残差之后</translation>
+    </message>
+    <message>
+        <source>u(1) output</source>
+        <translation>u(1) 输出</translation>
+    </message>
+    <message>
+        <source>u(0)</source>
+        <translation>u(0)</translation>
+    </message>
+    <message>
+        <source>u(½)</source>
+        <translation>u(½)</translation>
+    </message>
+    <message>
+        <source>u(1)</source>
+        <translation>u(1)</translation>
+    </message>
+    <message>
+        <source>x + s·A</source>
+        <translation>x + s·A</translation>
+    </message>
+    <message>
+        <source>h + s·M</source>
+        <translation>h + s·M</translation>
+    </message>
+    <message>
+        <source>t = 0: the input X (step 0, embed)</source>
+        <translation>t = 0：输入 X（第 0 步，embed）</translation>
+    </message>
+    <message>
+        <source>t = ½: h = x + A, the first residual (step 15, resid_attn)</source>
+        <translation>t = ½：h = x + A，第一次残差（第 15 步，resid_attn）</translation>
+    </message>
+    <message>
+        <source>t = 1: h + M, the layer output (step 22, resid_mlp)</source>
+        <translation>t = 1：h + M，本层输出（第 22 步，resid_mlp）</translation>
+    </message>
+    <message>
+        <source>depth time t</source>
+        <translation>深度时间 t</translation>
+    </message>
+    <message>
+        <source>‖u(t)‖ per token</source>
+        <translation>每个词元的 ‖u(t)‖</translation>
+    </message>
+    <message>
+        <source>One curve per token; the bold one is the selected query token (click a heatmap row). Drag the red line to move t.</source>
+        <translation>每个词元一条曲线；粗线是选中的查询词元（点击热图中的一行）。拖动红线可移动 t。</translation>
+    </message>
+    <message>
+        <source>attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>sub-steps n (Δt = 1/n)</source>
+        <translation>子步数 n（Δt = 1/n）</translation>
+    </message>
+    <message>
+        <source>distance to flow</source>
+        <translation>与连续流的距离</translation>
+    </message>
+    <message>
+        <source>the real layer (n = 1)</source>
+        <translation>真实的层（n = 1）</translation>
+    </message>
+    <message>
+        <source>❚❚ Pause</source>
+        <translation>❚❚ 暂停</translation>
+    </message>
+    <message>
+        <source>▶ Play</source>
+        <translation>▶ 播放</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;t = 0 — true state u(0)&lt;/b&gt;: the input X (step 0, &lt;i&gt;embed&lt;/i&gt;). Press ▶ to run the layer as time.</source>
+        <translation>&lt;b&gt;t = 0 —— 真实状态 u(0)&lt;/b&gt;：输入 X（第 0 步，&lt;i&gt;embed&lt;/i&gt;）。按 ▶ 把这一层当作时间来运行。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;t = ½ — true state u(½) = x + A(x)&lt;/b&gt;: the first residual (step 15, &lt;i&gt;resid_attn&lt;/i&gt;), bit for bit.</source>
+        <translation>&lt;b&gt;t = ½ —— 真实状态 u(½) = x + A(x)&lt;/b&gt;：第一次残差（第 15 步，&lt;i&gt;resid_attn&lt;/i&gt;），逐位一致。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;t = 1 — true state u(1) = h + M(h)&lt;/b&gt;: the layer output (step 22, &lt;i&gt;resid_mlp&lt;/i&gt;), bit for bit.</source>
+        <translation>&lt;b&gt;t = 1 —— 真实状态 u(1) = h + M(h)&lt;/b&gt;：本层输出（第 22 步，&lt;i&gt;resid_mlp&lt;/i&gt;），逐位一致。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Attention sub-step (s = 2t)&lt;/b&gt;: u(t) = x + s·A(x), A = o_proj (step 14).</source>
+        <translation>&lt;b&gt;注意力子步（s = 2t）&lt;/b&gt;：u(t) = x + s·A(x)，A = o_proj（第 14 步）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;MLP sub-step (s = 2t − 1)&lt;/b&gt;: u(t) = h + s·M(h), M = down_proj (step 21).</source>
+        <translation>&lt;b&gt;MLP 子步（s = 2t − 1）&lt;/b&gt;：u(t) = h + s·M(h)，M = down_proj（第 21 步）。</translation>
+    </message>
+    <message>
+        <source>bold: token %1 “%2”</source>
+        <translation>粗线：词元 %1 “%2”</translation>
+    </message>
+    <message>
+        <source>Slope ≈ &lt;b&gt;%1&lt;/b&gt; for Euler (error halves as n doubles), ≈ &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
+        <translation>欧拉法斜率 ≈ &lt;b&gt;%1&lt;/b&gt;（n 翻倍误差减半），%2 斜率 ≈ &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
+    </message>
+    <message>
+        <source>An &lt;b&gt;exact&lt;/b&gt; Euler step of size s — the layer&apos;s output with this branch scaled by s — not a cosmetic blend of two pictures.</source>
+        <translation>这是步长为 s 的&lt;b&gt;精确&lt;/b&gt;欧拉步——把这一分支乘以 s 时这一层的输出——而不是两张图的装饰性混合。</translation>
+    </message>
+    <message>
+        <source>feature</source>
+        <translation>特征</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>token %1 · feature %2 · u(t) = %3</source>
+        <translation>词元 %1 · 特征 %2 · u(t) = %3</translation>
+    </message>
+    <message>
+        <source>computing… (the sweep of the previous input is shown dimmed)</source>
+        <translation>计算中…（上一次输入的结果以淡色显示）</translation>
+    </message>
+    <message>
+        <source>Convergence is computed up to %1 tokens (it runs the layer ~130 times); shorten the text to see it.</source>
+        <translation>收敛曲线只对不超过 %1 个词元的输入计算（要把这一层运行约 130 次）；缩短文本即可看到。</translation>
+    </message>
+    <message>
+        <source>computing… (the layer sub-stepped n = 1…64 times)</source>
+        <translation>计算中…（把这一层拆成 n = 1…64 个子步）</translation>
+    </message>
+    <message>
+        <source>Sub-stepping the layer n times with Δt = 1/n converges to the flow u′ = A(u) + M(u). The real layer is n = 1.</source>
+        <translation>把这一层拆成 n 个 Δt = 1/n 的子步，会收敛到连续流 u′ = A(u) + M(u)。真实的层是 n = 1。</translation>
+    </message>
+    <message>
+        <source>Euler (the layer&apos;s form)</source>
+        <translation>欧拉法（这一层的形式）</translation>
+    </message>
+</context>
+<context>
+    <name>Docks</name>
+    <message>
+        <source>Steps</source>
+        <extracomment>Bump when object names or the default arrangement change, so old saved layouts are ignored. English source title; shown through ``QCoreApplication.translate(&quot;Docks&quot;, title)``. &quot;module:Class&quot; of a :class:`Panel` subclass, imported when the window is built. Shown when the window first opens (the rest are in the View menu). Docks outside ``DEFAULT_COLUMNS`` open as a tab behind this dock.</extracomment>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Step heatmap</source>
+        <translation>步骤热图</translation>
+    </message>
+    <message>
+        <source>Attention flow</source>
+        <translation>注意力流向</translation>
+    </message>
+    <message>
+        <source>LayerNorm vs RMSNorm</source>
+        <translation>LayerNorm 与 RMSNorm</translation>
+    </message>
+    <message>
+        <source>Depth time</source>
+        <translation>深度时间</translation>
+    </message>
+    <message>
+        <source>Causality</source>
+        <translation>因果性</translation>
+    </message>
+    <message>
+        <source>Lens: softmax temperature</source>
+        <translation>透镜：softmax 温度</translation>
+    </message>
+    <message>
+        <source>Lens: energy through depth</source>
+        <translation>透镜：随深度变化的能量</translation>
+    </message>
+    <message>
+        <source>Lens: splitting = block</source>
+        <translation>透镜：算子拆分 = 一个块</translation>
+    </message>
+    <message>
+        <source>Lens: projection geometry</source>
+        <translation>透镜：投影几何</translation>
+    </message>
+    <message>
+        <source>Lens: convergence</source>
+        <translation>透镜：收敛性</translation>
+    </message>
+    <message>
+        <source>Lens: analogies</source>
+        <translation>透镜：类比</translation>
+    </message>
+</context>
+<context>
+    <name>EnergyPanel</name>
+    <message>
+        <source>Energy through depth</source>
+        <extracomment>Inputs larger than this use the seeded random 8 × 16 input instead of the sentence. (request key, sweep) from the worker thread, delivered queued on the main thread the 64-layer sweep for the current controls, and what is drawn (first N layers)</extracomment>
+        <translation>随深度变化的能量</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>mean(u²)  (log scale)</source>
+        <translation>mean(u²)（对数刻度）</translation>
+    </message>
+    <message>
+        <source>post-norm (LayerNorm)</source>
+        <translation>post-norm（LayerNorm）</translation>
+    </message>
+    <message>
+        <source>pre-norm (RMSNorm, Qwen3)</source>
+        <translation>pre-norm（RMSNorm，Qwen3）</translation>
+    </message>
+    <message>
+        <source>no norm</source>
+        <translation>无归一化</translation>
+    </message>
+    <message>
+        <source>σ₁² + σ₂²</source>
+        <translation>σ₁² + σ₂²</translation>
+    </message>
+    <message>
+        <source>Number of layers N</source>
+        <translation>层数 N</translation>
+    </message>
+    <message>
+        <source>ReZero α: every branch is scaled by α (α = 0: pre-norm and no-norm are the identity)</source>
+        <translation>ReZero α：每个分支都乘以 α（α = 0 时，pre-norm 和无归一化都是恒等映射）</translation>
+    </message>
+    <message>
+        <source>Scale of the random initial weights</source>
+        <translation>随机初始权重的尺度</translation>
+    </message>
+    <message>
+        <source>LayerNorm shift β = σ₁ (the target mean)</source>
+        <translation>LayerNorm 平移 β = σ₁（目标均值）</translation>
+    </message>
+    <message>
+        <source>Norm scale γ = σ₂ (the target standard deviation)</source>
+        <translation>归一化缩放 γ = σ₂（目标标准差）</translation>
+    </message>
+    <message>
+        <source>N = %1</source>
+        <translation>N = %1</translation>
+    </message>
+    <message>
+        <source>α = %1</source>
+        <translation>α = %1</translation>
+    </message>
+    <message>
+        <source>init × %1</source>
+        <translation>初始化 × %1</translation>
+    </message>
+    <message>
+        <source>σ₁</source>
+        <translation>σ₁</translation>
+    </message>
+    <message>
+        <source>σ₂</source>
+        <translation>σ₂</translation>
+    </message>
+    <message>
+        <source>overflows at layer %1</source>
+        <translation>在第 %1 层溢出</translation>
+    </message>
+    <message>
+        <source>input: your sentence&apos;s embedding (%1 tokens)</source>
+        <translation>输入：你的句子的嵌入（%1 个词元）</translation>
+    </message>
+    <message>
+        <source>input: seeded random 8 × 16 (sentence too large)</source>
+        <translation>输入：固定种子的随机 8 × 16（句子太大）</translation>
+    </message>
+    <message>
+        <source>&lt;b style=&apos;color:#1e783c&apos;&gt;post-norm&lt;/b&gt;: every layer at σ₁² + σ₂² = %1 (largest deviation %2) · &lt;b style=&apos;color:#285ac8&apos;&gt;pre-norm&lt;/b&gt;: sublayer inputs have rms |σ₂| (deviation ≤ %3), stream energy at layer %7 = %4 · &lt;b style=&apos;color:#c83228&apos;&gt;no norm&lt;/b&gt; at layer %7: %5 · %6</source>
+        <translation>&lt;b style=&apos;color:#1e783c&apos;&gt;post-norm&lt;/b&gt;：每一层都在 σ₁² + σ₂² = %1（最大偏差 %2）· &lt;b style=&apos;color:#285ac8&apos;&gt;pre-norm&lt;/b&gt;：子层输入的 rms 为 |σ₂|（偏差 ≤ %3），第 %7 层的残差流能量 = %4 · &lt;b style=&apos;color:#c83228&apos;&gt;无归一化&lt;/b&gt;在第 %7 层：%5 · %6</translation>
+    </message>
+    <message>
+        <source>Exact: a test asserts this statement in float64.</source>
+        <translation>精确：有测试在 float64 下断言这一结论。</translation>
+    </message>
+    <message>
+        <source>Analogy: shown with its caveat, never asserted.</source>
+        <translation>类比：附带说明展示，从不作为断言。</translation>
+    </message>
+</context>
+<context>
+    <name>Export</name>
+    <message>
+        <source>the panel has nothing to draw (is it hidden?)</source>
+        <extracomment>Bump when the ``.npz`` layout changes.</extracomment>
+        <translation>面板没有可绘制的内容（是否被隐藏了？）</translation>
+    </message>
+    <message>
+        <source>the PNG encoder failed</source>
+        <translation>PNG 编码失败</translation>
+    </message>
+    <message>
+        <source>the panel has no size (is it hidden?)</source>
+        <translation>面板没有尺寸（是否被隐藏了？）</translation>
+    </message>
+    <message>
+        <source>could not start the SVG painter</source>
+        <translation>无法启动 SVG 绘制</translation>
+    </message>
+    <message>
+        <source>nothing computed yet: type a sentence first</source>
+        <translation>还没有计算结果：请先输入一句话</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Dual View — one Qwen3 layer, two views</source>
+        <extracomment>Autosave this long after the last change (ms). Text scale steps for Ctrl + / Ctrl −. Keys without modifiers that belong to a focused text field, spin box, combo box or slider. Warn about a missing CJK font once per process. The last message shown to the person (errors of open/save/export, notices).</extracomment>
+        <translation>双视角 —— 一个 Qwen3 层，两种视角</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open session…</source>
+        <translation>打开会话(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;example</source>
+        <translation>打开示例(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Save session</source>
+        <translation>保存会话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save session &amp;as…</source>
+        <translation>会话另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Panel as &amp;PNG image</source>
+        <translation>面板导出为 &amp;PNG 图片</translation>
+    </message>
+    <message>
+        <source>Panel as &amp;SVG (vector)</source>
+        <translation>面板导出为 &amp;SVG（矢量图）</translation>
+    </message>
+    <message>
+        <source>Whole &amp;window as PNG…</source>
+        <translation>整个窗口导出为 PNG(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Step matrix on screen as &amp;CSV…</source>
+        <translation>当前步骤矩阵导出为 &amp;CSV…</translation>
+    </message>
+    <message>
+        <source>Step matrix on screen as .&amp;npy…</source>
+        <translation>当前步骤矩阵导出为 .&amp;npy…</translation>
+    </message>
+    <message>
+        <source>&amp;All steps of this input as .npz…</source>
+        <translation>当前输入的全部步骤导出为 .npz(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo text edit</source>
+        <translation>撤销文本修改(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo text edit</source>
+        <translation>重做文本修改(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Go to the &amp;text field</source>
+        <translation>转到文本框(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Reset layout</source>
+        <translation>重置布局(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Presentation mode</source>
+        <translation>演示模式(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Larger text</source>
+        <translation>放大文字(&amp;L)</translation>
+    </message>
+    <message>
+        <source>S&amp;maller text</source>
+        <translation>缩小文字(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;Normal text size</source>
+        <translation>正常文字大小(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>浅色(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>深色(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Colour &amp;palette</source>
+        <translation>配色方案(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Classic (blue–red)</source>
+        <translation>经典（蓝–红）(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Colour-&amp;blind safe</source>
+        <translation>色盲友好(&amp;B)</translation>
+    </message>
+    <message>
+        <source>&amp;Demo</source>
+        <translation>演示(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Play / pause depth time</source>
+        <translation>播放 / 暂停深度时间(&amp;P)</translation>
+    </message>
+    <message>
+        <source>P&amp;revious step</source>
+        <translation>上一个步骤(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Next step</source>
+        <translation>下一个步骤(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;First step</source>
+        <translation>第一个步骤(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Last step</source>
+        <translation>最后一个步骤(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Previous &amp;head</source>
+        <translation>上一个头(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Next h&amp;ead</source>
+        <translation>下一个头(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Causal mask</source>
+        <translation>因果掩码(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Guided tour</source>
+        <translation>导览(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Tour: next stop</source>
+        <translation>导览：下一站</translation>
+    </message>
+    <message>
+        <source>Tour: previous stop</source>
+        <translation>导览：上一站</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>&amp;About Dual View</source>
+        <translation>关于双视角(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Guided tour</source>
+        <translation>导览</translation>
+    </message>
+    <message>
+        <source>no tokens</source>
+        <translation>没有词元</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n 个词元</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>computed in %1 ms</source>
+        <translation>计算用时 %1 毫秒</translation>
+    </message>
+    <message>
+        <source>Not computed: %1</source>
+        <translation>未计算：%1</translation>
+    </message>
+    <message>
+        <source>Dual View</source>
+        <translation>双视角</translation>
+    </message>
+    <message>
+        <source>No Chinese font found: Chinese text will show as empty boxes. Install a CJK font (e.g. fonts-wqy-microhei or Noto Sans CJK) and restart.</source>
+        <translation>未找到中文字体：中文会显示成空白方框。请安装一款中日韩字体（例如 fonts-wqy-microhei 或 Noto Sans CJK）后重新启动。</translation>
+    </message>
+    <message>
+        <source>Leave the text field (then Space and arrows work); leave presentation mode</source>
+        <translation>离开文本框（之后空格键和方向键即可使用）；退出演示模式</translation>
+    </message>
+    <message>
+        <source>Click a heatmap cell</source>
+        <translation>点击热图中的格子</translation>
+    </message>
+    <message>
+        <source>Copy its exact value to the clipboard</source>
+        <translation>把它的精确数值复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>Dual View %1: one real Qwen3 decoder layer, computed live in float64 and shown two ways — 22 matrix steps and a continuous depth-time view.</source>
+        <translation>双视角 %1：一个真实的 Qwen3 解码层，以 float64 实时计算，并用两种方式呈现——22 个矩阵步骤，以及连续的深度时间视角。</translation>
+    </message>
+    <message>
+        <source>Copied %1 to the clipboard</source>
+        <translation>已将 %1 复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>Could not save the session: %1</source>
+        <translation>无法保存会话：%1</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Cannot open %1: %2</source>
+        <translation>无法打开 %1：%2</translation>
+    </message>
+    <message>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>Restore the last session?</source>
+        <translation>恢复上次的会话？</translation>
+    </message>
+    <message>
+        <source>Dual View did not close normally last time. Restore the session it was showing?</source>
+        <translation>双视角上次没有正常关闭。要恢复当时显示的会话吗？</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Discard</source>
+        <translation>丢弃</translation>
+    </message>
+    <message>
+        <source>Restored the last session</source>
+        <translation>已恢复上次的会话</translation>
+    </message>
+    <message>
+        <source>Dual View sessions (*.dualview.json);;All files (*)</source>
+        <translation>双视角会话 (*.dualview.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Save session</source>
+        <translation>保存会话</translation>
+    </message>
+    <message>
+        <source>Dual View sessions (*.dualview.json)</source>
+        <translation>双视角会话 (*.dualview.json)</translation>
+    </message>
+    <message>
+        <source>Export image</source>
+        <translation>导出图片</translation>
+    </message>
+    <message>
+        <source>Export step matrix</source>
+        <translation>导出步骤矩阵</translation>
+    </message>
+    <message>
+        <source>Export all steps</source>
+        <translation>导出全部步骤</translation>
+    </message>
+    <message>
+        <source>choose a .png or .svg file name</source>
+        <translation>请选择 .png 或 .svg 文件名</translation>
+    </message>
+    <message>
+        <source>Export failed: %1</source>
+        <translation>导出失败：%1</translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet: type a sentence first.</source>
+        <translation>还没有可导出的内容：请先输入一句话。</translation>
+    </message>
+    <message>
+        <source>choose a .csv or .npy file name</source>
+        <translation>请选择 .csv 或 .npy 文件名</translation>
+    </message>
+</context>
+<context>
+    <name>NormComparePanel</name>
+    <message>
+        <source>Token:</source>
+        <extracomment>point of the layer -&gt; (the RMSNorm step that reads it, its weight, depth time) Up to this many features the chart is grouped bars; beyond, one line per series. series -&gt; colour The one-line explanation in both languages (the state&apos;s language picks one). what is on screen (tests read these)</extracomment>
+        <translation>词元：</translation>
+    </message>
+    <message>
+        <source>Vector:</source>
+        <translation>向量：</translation>
+    </message>
+    <message>
+        <source>embed (t = 0)</source>
+        <translation>embed（t = 0）</translation>
+    </message>
+    <message>
+        <source>resid_attn (t = ½)</source>
+        <translation>resid_attn（t = ½）</translation>
+    </message>
+    <message>
+        <source>The vectors the layer&apos;s two RMSNorms read: embed goes into input_layernorm, resid_attn into post_attention_layernorm</source>
+        <translation>这一层的两个 RMSNorm 读取的向量：embed 进入 input_layernorm，resid_attn 进入 post_attention_layernorm</translation>
+    </message>
+    <message>
+        <source>show the layer&apos;s RMSNorm·γ</source>
+        <translation>显示这一层的 RMSNorm·γ</translation>
+    </message>
+    <message>
+        <source>Also draw the layer&apos;s own RMSNorm with its weight γ (the row of its norm step)</source>
+        <translation>同时画出这一层自己带权重 γ 的 RMSNorm（其归一化步骤中的那一行）</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>std</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <source>RMS</source>
+        <translation>RMS</translation>
+    </message>
+    <message>
+        <source>RMSNorm(v)·γ with the layer&apos;s γ = row %1 of step %2: max |Δ| = %3%4</source>
+        <translation>用这一层的 γ 计算的 RMSNorm(v)·γ = 第 %2 步的第 %1 行：最大 |Δ| = %3%4</translation>
+    </message>
+    <message>
+        <source>to S = {mean 0, variance 1}, LayerNorm&apos;s set: &lt;b&gt;%1&lt;/b&gt; = √(d[(1 − s)² + m²]) = %2</source>
+        <translation>到 S = {均值 0，方差 1}（LayerNorm 的集合）：&lt;b&gt;%1&lt;/b&gt; = √(d[(1 − s)² + m²]) = %2</translation>
+    </message>
+    <message>
+        <source>; v is constant, so every point of S is equally near (E7)</source>
+        <translation>；v 是常向量，所以 S 中每个点都一样近（E7）</translation>
+    </message>
+    <message>
+        <source>; LN with ε = %1 lands %2 off S&apos;s nearest point (E8)</source>
+        <translation>；ε = %1 的 LN 落在离 S 的最近点 %2 处（E8）</translation>
+    </message>
+    <message>
+        <source>to the sphere ‖u‖ = √d = %1, RMSNorm&apos;s set: &lt;b&gt;%2&lt;/b&gt; = √d·|rms − 1| = %3</source>
+        <translation>到球面 ‖u‖ = √d = %1（RMSNorm 的集合）：&lt;b&gt;%2&lt;/b&gt; = √d·|rms − 1| = %3</translation>
+    </message>
+    <message>
+        <source>LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm keeps mean v = %2, LN removes it</source>
+        <translation>LN(v) = RMSNorm(v − mean v)，误差在 %1 以内；RMSNorm 保留均值 mean v = %2，LN 去掉它</translation>
+    </message>
+    <message>
+        <source>mean of v</source>
+        <translation>v 的均值</translation>
+    </message>
+    <message>
+        <source>feature</source>
+        <translation>特征</translation>
+    </message>
+    <message>
+        <source>std is the population std (1/d), as LayerNorm uses; the length is ‖u‖ = √d · RMS</source>
+        <translation>标准差是总体标准差（除以 d），与 LayerNorm 一致；长度 ‖u‖ = √d · RMS</translation>
+    </message>
+    <message>
+        <source>Distance from v (normalisation as projection, ε = 0, γ = 1):</source>
+        <translation>与 v 的距离（把归一化看作投影，ε = 0，γ = 1）：</translation>
+    </message>
+    <message>
+        <source>The layer&apos;s weights are being replaced; γ will follow.</source>
+        <translation>这一层的权重正在更换；γ 随后更新。</translation>
+    </message>
+    <message>
+        <source> (bitwise)</source>
+        <translation>（逐位）</translation>
+    </message>
+    <message>
+        <source>NOT UNIQUE</source>
+        <translation>不唯一</translation>
+    </message>
+    <message>
+        <source>CHECK</source>
+        <translation>请检查</translation>
+    </message>
+    <message>
+        <source>feature %1: v = %2 · LN(v) = %3 · RMSNorm(v) = %4</source>
+        <translation>特征 %1：v = %2 · LN(v) = %3 · RMSNorm(v) = %4</translation>
+    </message>
+    <message>
+        <source> · ·γ = %1</source>
+        <translation> · ·γ = %1</translation>
+    </message>
+</context>
+<context>
+    <name>Panel</name>
+    <message>
+        <source>Type a sentence above to compute the layer.
+在上方输入一句话开始计算。</source>
+        <extracomment>Emitted after a redraw; ``drawn_id`` says which result it drew (0 for the empty state).</extracomment>
+        <translation>在上方输入一句话开始计算。
+Type a sentence above to compute the layer.</translation>
+    </message>
+</context>
+<context>
+    <name>ProjectionPanel</name>
+    <message>
+        <source>Projection geometry (d = 3)</source>
+        <extracomment>Orthonormal frame: n along (1, 1, 1); e1, e2 span the plane of zero mean. ε slider: position 0 is ε = 0, then 20 positions per decade from 1e-4 to 10. the side view labels its points with their distances; the top view has a key label anchors chosen so the usual picture keeps them apart what is drawn, for tests: the engine&apos;s projections at the current v</extracomment>
+        <translation>投影几何（d = 3）</translation>
+    </message>
+    <message>
+        <source>v =</source>
+        <translation>v =</translation>
+    </message>
+    <message>
+        <source>constant v</source>
+        <translation>常向量 v</translation>
+    </message>
+    <message>
+        <source>Make every component equal (keeps the mean)</source>
+        <translation>让所有分量相等（保持均值）</translation>
+    </message>
+    <message>
+        <source>reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <source>LayerNorm ε (far left: ε = 0)</source>
+        <translation>LayerNorm 的 ε（最左端：ε = 0）</translation>
+    </message>
+    <message>
+        <source>Target mean σ₁ (LayerNorm&apos;s β)</source>
+        <translation>目标均值 σ₁（LayerNorm 的 β）</translation>
+    </message>
+    <message>
+        <source>Target standard deviation σ₂ (LayerNorm&apos;s γ)</source>
+        <translation>目标标准差 σ₂（LayerNorm 的 γ）</translation>
+    </message>
+    <message>
+        <source>looking along (1, 1, 1): the circle seen true</source>
+        <translation>沿 (1, 1, 1) 方向看：圆呈现真实形状</translation>
+    </message>
+    <message>
+        <source>antipode</source>
+        <translation>对径点</translation>
+    </message>
+    <message>
+        <source>side view: plane of (1, 1, 1) and v (true lengths)</source>
+        <translation>侧视图：(1, 1, 1) 与 v 张成的平面（真实长度）</translation>
+    </message>
+    <message>
+        <source>across the axis (spread of v)</source>
+        <translation>垂直于轴（v 的离散程度）</translation>
+    </message>
+    <message>
+        <source>along (1, 1, 1)/√3 = √3·mean</source>
+        <translation>沿 (1, 1, 1)/√3 方向 = √3·均值</translation>
+    </message>
+    <message>
+        <source>ε = %1</source>
+        <translation>ε = %1</translation>
+    </message>
+    <message>
+        <source>Exact: a test asserts this statement in float64.</source>
+        <translation>精确：有测试在 float64 下断言这一结论。</translation>
+    </message>
+    <message>
+        <source>Analogy: shown with its caveat, never asserted.</source>
+        <translation>类比：附带说明展示，从不作为断言。</translation>
+    </message>
+</context>
+<context>
+    <name>Sessions</name>
+    <message>
+        <source>this is not a Dual View session file</source>
+        <extracomment>A session file is a few kilobytes; anything far larger is not one. ``app.palettes.PALETTES`` keys (kept here so reading a file needs no pyqtgraph).</extracomment>
+        <translation>这不是双视角的会话文件</translation>
+    </message>
+    <message>
+        <source>the session file has no valid version number</source>
+        <translation>会话文件没有有效的版本号</translation>
+    </message>
+    <message>
+        <source>it was saved by a newer Dual View (file version %1; this app reads up to version %2). Please update the app.</source>
+        <translation>它由更新版本的双视角保存（文件版本 %1；本程序最多只能读取版本 %2）。请更新程序。</translation>
+    </message>
+    <message>
+        <source>the session file is damaged or incomplete (%1)</source>
+        <translation>会话文件已损坏或不完整（%1）</translation>
+    </message>
+    <message>
+        <source>the file is far too large to be a Dual View session</source>
+        <translation>文件太大，不可能是双视角会话</translation>
+    </message>
+    <message>
+        <source>the file %1 does not exist</source>
+        <translation>文件 %1 不存在</translation>
+    </message>
+    <message>
+        <source>the file %1 cannot be read (%2)</source>
+        <translation>无法读取文件 %1（%2）</translation>
+    </message>
+    <message>
+        <source>the file is damaged or is not a session (it is not valid JSON)</source>
+        <translation>文件已损坏或不是会话文件（不是有效的 JSON）</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsSheet</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Keys without Ctrl work whenever the text field does not have the focus: press Esc in the text field to hand the keys back to the window.</source>
+        <translation>不带 Ctrl 的按键只在文本框没有焦点时生效：在文本框中按 Esc，就把这些按键交还给窗口。</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>功能</translation>
+    </message>
+</context>
+<context>
+    <name>SplittingPanel</name>
+    <message>
+        <source>explicit Euler</source>
+        <extracomment>Sentences larger than this use a seeded random 8 × 16 input instead. ε slider: position 0 is ε = 0, then 20 positions per decade from 1e-10 to 1e-1. A gap at or below this is rounding (PAPER.md&apos;s tolerance for E1, E2, E4). |difference|: white at 0 (nothing to see), dark orange at the top of the scale. The engine&apos;s sub-step kinds, translated at run time (listed so lupdate sees them).</extracomment>
+        <translation>显式欧拉</translation>
+    </message>
+    <message>
+        <source>projection</source>
+        <translation>投影</translation>
+    </message>
+    <message>
+        <source>relaxation</source>
+        <translation>松弛</translation>
+    </message>
+    <message>
+        <source>Splitting = block</source>
+        <extracomment>name -&gt; (title, image); titles are pixel-sized text above each cell</extracomment>
+        <translation>算子拆分 = 一个块</translation>
+    </message>
+    <message>
+        <source>ε/4 fix: closing LayerNorm uses ε(1 − ω)²</source>
+        <translation>ε/4 修正：最后的 LayerNorm 使用 ε(1 − ω)²</translation>
+    </message>
+    <message>
+        <source>Relaxation weight ω in u₅ = (1 − ω)u₄ + ωu₂</source>
+        <translation>u₅ = (1 − ω)u₄ + ωu₂ 中的松弛权重 ω</translation>
+    </message>
+    <message>
+        <source>LayerNorm ε (far left: ε = 0)</source>
+        <translation>LayerNorm 的 ε（最左端：ε = 0）</translation>
+    </message>
+    <message>
+        <source>Time step Δt of the scheme; the block&apos;s weights rescale with it</source>
+        <translation>格式的时间步长 Δt；块的权重随之重新缩放</translation>
+    </message>
+    <message>
+        <source>ω = %1</source>
+        <translation>ω = %1</translation>
+    </message>
+    <message>
+        <source>ε = %1</source>
+        <translation>ε = %1</translation>
+    </message>
+    <message>
+        <source>Δt = %1</source>
+        <translation>Δt = %1</translation>
+    </message>
+    <message>
+        <source>input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Euler + ReLU projection</source>
+        <translation>欧拉 + ReLU 投影</translation>
+    </message>
+    <message>
+        <source>skip α = %1</source>
+        <translation>跳连 α = %1</translation>
+    </message>
+    <message>
+        <source>2017 block</source>
+        <translation>2017 年的块</translation>
+    </message>
+    <message>
+        <source>skip 1</source>
+        <translation>跳连 1</translation>
+    </message>
+    <message>
+        <source>max |u₆ − block| = &lt;b style=&apos;color:%1&apos;&gt;%2&lt;/b&gt; (%3)</source>
+        <translation>max |u₆ − 块| = &lt;b style=&apos;color:%1&apos;&gt;%2&lt;/b&gt;（%3）</translation>
+    </message>
+    <message>
+        <source>Exact: a test asserts this statement in float64.</source>
+        <translation>精确：有测试在 float64 下断言这一结论。</translation>
+    </message>
+    <message>
+        <source>Analogy: shown with its caveat, never asserted.</source>
+        <translation>类比：附带说明展示，从不作为断言。</translation>
+    </message>
+</context>
+<context>
+    <name>StepHeatmapPanel</name>
+    <message>
+        <source>token</source>
+        <extracomment>Language code -&gt; its own name (menus show each language in itself). The translation catalogue base name and the locale of each non-English language.</extracomment>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>feature</source>
+        <translation>特征</translation>
+    </message>
+    <message>
+        <source>key token</source>
+        <translation>键词元</translation>
+    </message>
+    <message>
+        <source>feature (K | V)</source>
+        <translation>特征（K | V）</translation>
+    </message>
+    <message>
+        <source>Head:</source>
+        <extracomment>float64 matrix on screen, so hover shows exact values, not the float32 display copy</extracomment>
+        <translation>头：</translation>
+    </message>
+    <message>
+        <source>all heads side by side</source>
+        <translation>并排显示所有头</translation>
+    </message>
+    <message>
+        <source>Query head to show (arrow keys walk the steps)</source>
+        <translation>要显示的查询头（方向键逐步浏览各步骤）</translation>
+    </message>
+    <message>
+        <source>GQA: query head %1 reads kv head %2</source>
+        <translation>GQA：查询头 %1 读取键值头 %2</translation>
+    </message>
+    <message>
+        <source>row %1 · column %2 · value %3</source>
+        <translation>行 %1 · 列 %2 · 值 %3</translation>
+    </message>
+</context>
+<context>
+    <name>StepListPanel</name>
+    <message>
+        <source>step</source>
+        <extracomment>The only two steps that move depth time; the other 20 evaluate the right-hand side.</extracomment>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>formula</source>
+        <translation>公式</translation>
+    </message>
+    <message>
+        <source>what it does</source>
+        <translation>作用</translation>
+    </message>
+</context>
+<context>
+    <name>TemperaturePanel</name>
+    <message>
+        <source>Softmax temperature</source>
+        <extracomment>The slider runs over τ = multiplier·√d with the multiplier from 1e-3 to 1e3. Multipliers of the entropy-vs-τ curve (computed once per result and head). |log τ| below this counts as &quot;τ = 1&quot; for the E18 note (about one slider step each side). every row&apos;s entropy against τ, thin; the selected query row bold on top what is on screen, for tests and the benchmark</extracomment>
+        <translation>softmax 温度</translation>
+    </message>
+    <message>
+        <source>τ:</source>
+        <translation>τ：</translation>
+    </message>
+    <message>
+        <source>Softmax temperature τ on a log scale, as a multiple of √d</source>
+        <translation>softmax 温度 τ（对数刻度，以 √d 的倍数表示）</translation>
+    </message>
+    <message>
+        <source>τ → 0</source>
+        <translation>τ → 0</translation>
+    </message>
+    <message>
+        <source>τ = 1 (drop 1/√d)</source>
+        <translation>τ = 1（去掉 1/√d）</translation>
+    </message>
+    <message>
+        <source>τ = √d (the layer)</source>
+        <translation>τ = √d（这一层）</translation>
+    </message>
+    <message>
+        <source>τ → ∞</source>
+        <translation>τ → ∞</translation>
+    </message>
+    <message>
+        <source>entropy of each query row (nats)</source>
+        <translation>每个查询行的熵（奈特）</translation>
+    </message>
+    <message>
+        <source>query token i</source>
+        <translation>查询词元 i</translation>
+    </message>
+    <message>
+        <source>τ (log scale)</source>
+        <translation>τ（对数刻度）</translation>
+    </message>
+    <message>
+        <source>at this τ</source>
+        <translation>在此 τ 下</translation>
+    </message>
+    <message>
+        <source>bound log(i+1)</source>
+        <translation>上界 log(i+1)</translation>
+    </message>
+    <message>
+        <source>layer (τ=√d)</source>
+        <translation>这一层（τ=√d）</translation>
+    </message>
+    <message>
+        <source>key token</source>
+        <translation>键词元</translation>
+    </message>
+    <message>
+        <source>query token</source>
+        <translation>查询词元</translation>
+    </message>
+    <message>
+        <source>entropy against τ · bold: query row %1 (click a row)</source>
+        <translation>熵随 τ 的变化 · 粗线：查询行 %1（点击一行）</translation>
+    </message>
+    <message>
+        <source>τ = %1</source>
+        <translation>τ = %1</translation>
+    </message>
+    <message>
+        <source>τ = %1 × √d (√d = %2) · slope of log p vs logit = &lt;b&gt;%3&lt;/b&gt; · 1/τ = %4</source>
+        <translation>τ = %1 × √d（√d = %2）· log p 对分数的斜率 = &lt;b&gt;%3&lt;/b&gt; · 1/τ = %4</translation>
+    </message>
+    <message>
+        <source>Exact: a test asserts this statement in float64.</source>
+        <translation>精确：有测试在 float64 下断言这一结论。</translation>
+    </message>
+    <message>
+        <source>Analogy: shown with its caveat, never asserted.</source>
+        <translation>类比：附带说明展示，从不作为断言。</translation>
+    </message>
+</context>
+<context>
+    <name>TokenEditor</name>
+    <message>
+        <source>Text:</source>
+        <extracomment>(label, text). The last one is set up for the causality demo: edit its final token. Chips shown at most; a longer input says how many more there are.</extracomment>
+        <translation>文本：</translation>
+    </message>
+    <message>
+        <source>Type a sentence in Chinese or English…</source>
+        <translation>输入一句中文或英文…</translation>
+    </message>
+    <message>
+        <source>Example sentences</source>
+        <translation>示例句子</translation>
+    </message>
+    <message>
+        <source>No tokens yet</source>
+        <translation>还没有词元</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n 个词元</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>TourPanel</name>
+    <message>
+        <source>◀ Back</source>
+        <extracomment>badge -&gt; (background, text); the same colours as the panels&apos; claim badges. The texts the causality stops type (the last word changes, then a word is appended). &quot;discrete&quot;, &quot;continuous&quot; or &quot;causality&quot; Docks to highlight, first one present wins. Text to put in the editor on arrival (None: leave what the learner typed).</extracomment>
+        <translation>◀ 上一步</translation>
+    </message>
+    <message>
+        <source>Previous stop (PageUp)</source>
+        <translation>上一站（PageUp）</translation>
+    </message>
+    <message>
+        <source>Next stop (PageDown)</source>
+        <translation>下一站（PageDown）</translation>
+    </message>
+    <message>
+        <source>End tour</source>
+        <translation>结束导览</translation>
+    </message>
+    <message>
+        <source>Discrete view — the 22 steps</source>
+        <translation>离散视角 —— 22 个步骤</translation>
+    </message>
+    <message>
+        <source>Continuous view</source>
+        <translation>连续视角</translation>
+    </message>
+    <message>
+        <source>Causality demo</source>
+        <translation>因果性演示</translation>
+    </message>
+    <message>
+        <source>Finish</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一步 ▶</translation>
+    </message>
+    <message>
+        <source>EXACT: asserted by a test in float64 (PAPER.md id shown)</source>
+        <translation>精确：由 float64 测试断言（标出 PAPER.md 编号）</translation>
+    </message>
+    <message>
+        <source>ANALOGY: a way of reading it, with a caveat; never asserted</source>
+        <translation>类比：一种理解方式，附带说明；从不作为断言</translation>
+    </message>
+    <message>
+        <source>INTERPOLATION: a drawing aid between computed points</source>
+        <translation>插值：计算点之间的绘图辅助</translation>
+    </message>
+</context>
+<context>
+    <name>widget</name>
+    <message>
+        <source>Exact: a test asserts this statement in float64.</source>
+        <translation>精确：有测试在 float64 下断言这一结论。</translation>
+    </message>
+    <message>
+        <source>Analogy: shown with its caveat, never asserted.</source>
+        <translation>类比：附带说明展示，从不作为断言。</translation>
+    </message>
+    <message>
+        <source>Interpolation: a drawing aid between true states.</source>
+        <translation>插值：真实状态之间的绘图辅助。</translation>
+    </message>
+</context>
+</TS>

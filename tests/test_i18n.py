@@ -1,0 +1,154 @@
+"""The interface in English and Simplified Chinese: complete catalogue, live switch, locale
+default, and an honest notice when no font can draw Chinese."""
+
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+from PySide6.QtCore import QCoreApplication, QLocale
+
+from app import i18n, presentation, theme
+
+TOOLS = shutil.which("pyside6-lupdate") and shutil.which("pyside6-lrelease")
+
+
+@pytest.fixture(autouse=True)
+def _restore_view(qapp):
+    yield
+    i18n.translations().apply("en")
+    theme.apply_theme("light")
+    presentation.apply_app_font(1.0)
+
+
+def messages(ts_file):
+    """(context, source, translation element) for every message of a .ts file."""
+    root = ET.parse(ts_file).getroot()
+    for context in root.findall("context"):
+        name = context.find("name").text
+        for message in context.findall("message"):
+            yield name, message.find("source").text, message.find("translation")
+
+
+def translated_text(translation):
+    forms = translation.findall("numerusform")
+    return " ".join(f.text or "" for f in forms) if forms else (translation.text or "")
+
+
+def test_every_translatable_string_has_a_chinese_translation():
+    found = list(messages(i18n.ts_path("zh")))
+    assert len(found) > 100
+    missing = [(c, s) for c, s, t in found
+               if t.get("type") in ("unfinished", "vanished", "obsolete")
+               or not translated_text(t).strip()]
+    assert missing == []
+
+
+def test_placeholders_survive_translation():
+    for context, source, translation in messages(i18n.ts_path("zh")):
+        text = translated_text(translation)
+        if not text:
+            continue  # missing ones fail the test above
+        for placeholder in ("%1", "%2", "%3", "%n"):
+            assert (placeholder in source) == (placeholder in text), (context, source)
+
+
+@pytest.mark.skipif(not TOOLS, reason="pyside6-lupdate / pyside6-lrelease not installed")
+def test_the_committed_catalogue_is_up_to_date_with_the_sources(tmp_path):
+    ts = tmp_path / "check.ts"
+    shutil.copy(i18n.ts_path("zh"), ts)
+    i18n.run_lupdate(ts)  # what `python -m app.i18n` would merge in
+    before = {(c, s) for c, s, _ in messages(i18n.ts_path("zh"))}
+    after = {(c, s) for c, s, _ in messages(ts)}
+    assert after - before == set(), "new strings: run python -m app.i18n and translate them"
+    assert before - after == set(), "strings gone from the sources: run python -m app.i18n"
+    qm = tmp_path / "check.qm"
+    i18n.run_lrelease(i18n.ts_path("zh"), qm)
+    assert qm.read_bytes() == i18n.qm_path("zh").read_bytes(), "the .qm is stale: lrelease"
+
+
+def test_switching_language_changes_what_is_on_screen_without_restart(make_window):
+    window = make_window(sync=True, text="a b")
+    steps = window.panels["stepListDock"].tree
+    assert window.file_menu.title() == "&File"
+    assert window.docks["heatmapDock"].windowTitle() == "Step heatmap"
+    assert window.editor.prompt.text() == "Text:"
+    meaning_en = steps.topLevelItem(2).text(4)
+    window.language_actions["zh"].trigger()
+    assert window.state.language == "zh"
+    assert window.file_menu.title() == "文件(&F)"
+    assert window.docks["heatmapDock"].windowTitle() == "步骤热图"
+    assert window.docks["heatmapDock"].toggleViewAction().text() == "步骤热图"
+    assert window.editor.prompt.text() == "文本："
+    assert window._status_tokens.text() == "2 个词元"
+    assert steps.headerItem().text(1) == "步骤"
+    # step names keep their symbols; their explanations follow the language
+    assert steps.topLevelItem(2).text(1) == "q_proj"
+    assert steps.topLevelItem(2).text(4) != meaning_en and "查询" in steps.topLevelItem(2).text(4)
+    assert window.language_actions["zh"].isChecked()
+    window.language_actions["en"].trigger()
+    assert window.file_menu.title() == "&File"
+    assert steps.topLevelItem(2).text(4) == meaning_en
+    assert QCoreApplication.translate("Docks", "Steps") == "Steps"
+
+
+def test_the_language_menu_can_be_found_in_either_language(make_window):
+    window = make_window(sync=True, text="a")
+    for code in ("en", "zh"):
+        window.set_language(code)
+        assert window.language_menu.title() == "Language · 语言"
+        assert [a.text() for a in window.language_menu.actions()] == ["English", "简体中文"]
+
+
+def test_a_new_window_starts_in_the_language_in_use(make_window):
+    first = make_window(sync=True, text="a")
+    first.set_language("zh")
+    second = make_window(sync=True, text="a")
+    assert second.state.language == "zh" and second.file_menu.title() == "文件(&F)"
+
+
+def test_default_language_follows_the_system_locale(monkeypatch):
+    assert i18n.system_language(QLocale("zh_CN")) == "zh"
+    assert i18n.system_language(QLocale("zh_TW")) == "zh"
+    assert i18n.system_language(QLocale("de_DE")) == "en"
+    from app.__main__ import parse_args, start_language
+
+    monkeypatch.setattr(i18n, "system_language", lambda: "zh")
+    assert start_language(parse_args(["--selftest"])) == "zh"
+    assert start_language(parse_args(["--selftest", "--lang", "en"])) == "en"
+    monkeypatch.setattr(i18n, "system_language", lambda: "en")
+    assert start_language(parse_args(["--selftest"])) == "en"
+
+
+def test_a_chosen_language_is_remembered_for_the_next_start(make_window, monkeypatch):
+    window = make_window(sync=True, text="a")
+    window.set_language("zh")
+    from app.__main__ import parse_args, start_language
+
+    monkeypatch.setattr(i18n, "system_language", lambda: "en")
+    assert start_language(parse_args([])) == "zh"
+
+
+def test_a_chinese_font_is_available_for_chinese_text():
+    assert i18n.cjk_font_available()
+
+
+def test_no_cjk_font_is_said_once_instead_of_drawing_boxes(make_window, monkeypatch):
+    from app import mainwindow
+
+    monkeypatch.setattr(i18n, "cjk_font_available", lambda: False)
+    monkeypatch.setattr(mainwindow, "_cjk_warned", False)
+    first = make_window(sync=True, text="a")
+    assert "Chinese font" in first.last_message
+    assert "font" in first.statusBar().currentMessage()
+    second = make_window(sync=True, text="a")
+    second.set_language("zh")
+    assert second.last_message == ""  # said once per run, not on every window or switch
+
+
+def test_session_errors_are_translated_too(make_window, tmp_path):
+    window = make_window(sync=True, text="a")
+    window.set_language("zh")
+    bad = tmp_path / "bad.dualview.json"
+    bad.write_text("{not json", encoding="utf-8")
+    assert not window.open_session(bad)
+    assert "无法打开" in window.last_message and "JSON" in window.last_message

@@ -1,0 +1,118 @@
+"""Presentation mode, text size, line width, palettes and themes, on the real window."""
+
+import os
+import subprocess
+import sys
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtGui import QImage, QPalette
+from PySide6.QtWidgets import QApplication
+
+from app import i18n, palettes, presentation, theme
+
+
+@pytest.fixture(autouse=True)
+def _restore_view(qapp):
+    yield
+    i18n.translations().apply("en")
+    theme.apply_theme("light")
+    presentation.apply_app_font(1.0)
+
+
+def axes(widget):
+    return [item for view in widget.findChildren(pg.GraphicsView) if view.scene()
+            for item in view.scene().items() if isinstance(item, pg.AxisItem)]
+
+
+def test_presentation_mode_is_full_screen_with_larger_text_and_thicker_lines(make_window,
+                                                                            qtbot):
+    window = make_window(sync=True, text="我爱北京天安门")
+    base_pt = QApplication.font().pointSizeF()
+    heat_axis = window.panels["heatmapDock"].view.plot.getAxis("left")
+    depth = window.panels["depthDock"]
+    width_before = depth.query_curve.opts["pen"].widthF()
+    window.presentation_action.trigger()
+    assert window.isFullScreen() and window.state.presentation
+    assert QApplication.font().pointSizeF() == pytest.approx(
+        base_pt * presentation.PRESENTATION_SCALE)
+    qtbot.waitUntil(lambda: window.editor.line.font().pointSizeF() == pytest.approx(
+        base_pt * presentation.PRESENTATION_SCALE))  # widgets follow the application font
+    assert heat_axis.style["tickFont"].pointSizeF() == pytest.approx(
+        presentation.BASE_TICK_PT * presentation.PRESENTATION_SCALE)
+    assert heat_axis.labelStyle["font-size"] == "15.0pt"
+    assert all(a.style["tickFont"] is not None for a in axes(window))  # every axis
+    assert depth.query_curve.opts["pen"].widthF() == pytest.approx(
+        width_before * presentation.PRESENTATION_LINE_FACTOR)
+    # what a panel draws afterwards is sized the same way
+    window.editor.set_text("the cat sat on the mat")
+    assert depth.query_curve.opts["pen"].widthF() == pytest.approx(
+        width_before * presentation.PRESENTATION_LINE_FACTOR)
+    assert all(c.opts["pen"].widthF() >= 2 for c in depth.curves)
+    window.presentation_action.trigger()
+    assert not window.isFullScreen()
+    assert QApplication.font().pointSizeF() == pytest.approx(base_pt)
+    assert depth.query_curve.opts["pen"].widthF() == pytest.approx(width_before)
+    assert heat_axis.style["tickFont"].pointSizeF() == pytest.approx(presentation.BASE_TICK_PT)
+
+
+def test_text_size_steps_are_clamped(make_window):
+    window = make_window(sync=True, text="a")
+    for _ in range(30):
+        window.zoom_in_action.trigger()
+    assert window.state.font_scale == 3.0
+    for _ in range(30):
+        window.zoom_out_action.trigger()
+    assert window.state.font_scale == 0.7
+    window.zoom_reset_action.trigger()
+    assert window.state.font_scale == 1.0
+
+
+def test_the_colour_blind_palette_redraws_the_heatmaps(make_window):
+    window = make_window(sync=True, text="a b c")
+    window.state.set_step("q_proj")
+    view = window.panels["heatmapDock"].view
+    assert view._map == palettes.PALETTES["classic"].diverging
+    drawn = []
+    for panel in window.panels.values():
+        panel.drawn.connect(lambda p=panel: drawn.append(p))
+    window.palette_actions["colorblind"].trigger()
+    assert window.state.palette == "colorblind"
+    assert view._map == palettes.PALETTES["colorblind"].diverging
+    window.state.set_step("attn_probs")
+    assert view._map == palettes.PALETTES["colorblind"].sequential
+    assert len(drawn) >= 2  # every visible panel redrew, not only the heatmap
+    with pytest.raises(ValueError):
+        window.state.set_palette("rainbow")
+
+
+def test_dark_and_light_themes(make_window):
+    window = make_window(sync=True, text="a b")
+    view = window.panels["heatmapDock"].view
+    window.theme_actions["dark"].trigger()
+    assert window.state.theme == "dark"
+    assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() < 80
+    assert view.backgroundBrush().color().lightness() < 80
+    axis = view.plot.getAxis("bottom")
+    assert axis.textPen().color().lightness() > 150
+    window.theme_actions["light"].trigger()
+    assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() > 180
+    assert view.backgroundBrush().color().lightness() > 200
+    assert axis.textPen().color().lightness() < 100
+
+
+@pytest.mark.parametrize("flags", [["--lang", "zh", "--theme", "dark"],
+                                   ["--presentation", "--palette", "colorblind", "--tour", "16"]])
+def test_the_selftest_screenshots_every_view(tmp_path, flags):
+    shot = tmp_path / "shot.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run([sys.executable, "-m", "app", "--selftest", "--screenshot", str(shot),
+                           *flags], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    image = QImage(str(shot))
+    assert image.width() >= 600 and image.height() >= 400
+    if "dark" in flags:  # mostly dark pixels
+        dark = sum(image.pixelColor(x, y).lightness() < 90
+                   for x in range(0, image.width(), 23) for y in range(0, image.height(), 23))
+        total = len(range(0, image.width(), 23)) * len(range(0, image.height(), 23))
+        assert dark > total / 2

@@ -1,0 +1,235 @@
+"""Sessions: save → open round trip, files that must change nothing (corrupt, newer, foreign),
+atomic writes, autosave, and recovery after a crash or a kill."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import wait_for_text
+from PySide6.QtWidgets import QMessageBox
+
+from app import i18n, presentation, sessions, theme
+from app.mainwindow import settings_dir
+from engine import Qwen3Config
+
+
+@pytest.fixture(autouse=True)
+def _restore_view(qapp):
+    yield
+    i18n.translations().apply("en")
+    theme.apply_theme("light")
+    presentation.apply_app_font(1.0)
+
+
+def snapshot(window):
+    s = window.state
+    return (s.text, s.config, s.seed, s.causal, s.step, s.head, s.query, s.depth_t, s.language,
+            s.palette, s.theme, s.font_scale, window.editor.text())
+
+
+def test_save_then_open_restores_everything(make_window, tmp_path):
+    window = make_window(sync=True, text="我爱北京天安门 and more")
+    s = window.state
+    s.set_model(Qwen3Config(num_key_value_heads=4), seed=7)
+    window.causal_action.setChecked(False)
+    s.set_step("k_rope")
+    s.set_head(3)
+    s.set_query(5)
+    s.set_depth_t(0.25)
+    window.set_language("zh")
+    s.set_palette("colorblind")
+    s.set_theme("dark")
+    s.set_font_scale(1.3)
+    saved = snapshot(window)
+    path = tmp_path / "lesson.dualview.json"
+    assert window.save_session(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["format"] == "dualview-session" and data["version"] == sessions.VERSION
+    assert data["weights"] == {"kind": "random", "seed": 7}
+
+    other = make_window(sync=True, text="something else")
+    other.set_language("en")
+    assert snapshot(other) != saved
+    assert other.open_session(path)
+    assert snapshot(other) == saved
+    assert other.state.result.text == "我爱北京天安门 and more"
+    assert other.state.result.trace.config.num_key_value_heads == 4
+    assert not other.state.result.trace.causal and not other.causal_action.isChecked()
+    assert other.palette_actions["colorblind"].isChecked()
+    assert other.file_menu.title() == "文件(&F)"
+
+
+def test_open_with_the_async_worker_selects_the_query_once_computed(make_window, qtbot, tmp_path):
+    source = make_window(sync=True, text="a b c d e f")
+    source.state.set_query(4)
+    path = tmp_path / "q.dualview.json"
+    source.save_session(path)
+    window = make_window(text="x")  # the real worker thread
+    assert window.open_session(path)
+    wait_for_text(qtbot, window, "a b c d e f")
+    assert window.state.query == 4
+
+
+BAD_FILES = {
+    "corrupt": (b"{\"format\": \"dualview-session\", \"version\": 1, \"te", "damaged"),
+    "binary": (bytes(range(256)), "damaged"),
+    "empty": (b"", "damaged"),
+    "foreign": (json.dumps({"name": "a package.json"}).encode(), "not a Dual View session"),
+    "future": (json.dumps({"format": "dualview-session", "version": 99, "text": "x"}).encode(),
+               "newer Dual View"),
+    "bad field": (json.dumps({"format": "dualview-session", "version": 1, "text": "x",
+                              "config": {"hidden_size": 16},
+                              "weights": {"kind": "random", "seed": 0},
+                              "selection": {"step": "no_such_step"}}).encode(),
+                  "unknown step"),
+    "bad config": (json.dumps({"format": "dualview-session", "version": 1, "text": "x",
+                               "config": {"num_attention_heads": 3},
+                               "weights": {"kind": "random", "seed": 0}}).encode(),
+                   "config is invalid"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_FILES))
+def test_a_bad_file_shows_a_clear_message_and_changes_nothing(make_window, tmp_path, kind):
+    content, words = BAD_FILES[kind]
+    window = make_window(sync=True, text="keep this")
+    window.state.set_step("o_proj")
+    before = snapshot(window)
+    result = window.state.result
+    path = tmp_path / f"{kind}.dualview.json"
+    path.write_bytes(content)
+    assert not window.open_session(path)
+    assert words in window.last_message and path.name in window.last_message
+    box = window.findChild(QMessageBox, "notifyBox")
+    assert box is not None and box.isVisible() and not box.isModal()
+    assert snapshot(window) == before and window.state.result is result
+
+
+def test_a_missing_file_says_so(make_window, tmp_path):
+    window = make_window(sync=True, text="keep")
+    assert not window.open_session(tmp_path / "nope.dualview.json")
+    assert "does not exist" in window.last_message
+
+
+def test_every_example_session_opens(make_window):
+    window = make_window(sync=True, text="a")
+    examples = sessions.example_sessions()
+    assert len(examples) >= 4
+    titles = [a.text() for a in window.examples_menu.actions()]
+    assert len(titles) == len(examples) and all(titles)
+    for path in examples:
+        assert window.open_session(path), window.last_message
+        assert window.state.result is not None and window.state.error == ""
+    assert window.state.language == "en"  # examples keep the reader's language
+
+
+def test_writes_are_atomic(tmp_path, monkeypatch):
+    path = tmp_path / "s.dualview.json"
+    sessions.write_atomic(path, b"old and complete")
+
+    def crash(*_args):
+        raise OSError("disk pulled out")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError):
+        sessions.write_atomic(path, b"new")
+    assert path.read_bytes() == b"old and complete"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.dualview.json"]  # no temp left
+
+
+def test_a_failed_save_says_so_and_keeps_the_old_file(make_window, tmp_path, monkeypatch):
+    window = make_window(sync=True, text="a")
+    path = tmp_path / "s.dualview.json"
+    path.write_text("previous", encoding="utf-8")
+    monkeypatch.setattr(os, "replace", lambda *_: (_ for _ in ()).throw(OSError("full")))
+    assert not window.save_session(path)
+    assert "Could not save" in window.last_message
+    assert path.read_text(encoding="utf-8") == "previous"
+
+
+def test_changes_are_autosaved(make_window, qtbot):
+    window = make_window(sync=True, text="first")
+    auto = sessions.autosave_path(settings_dir())
+    window.editor.set_text("autosaved text")
+    window.state.set_step("gated")
+    qtbot.waitUntil(lambda: auto.exists() and "autosaved text" in auto.read_text("utf-8"),
+                    timeout=5000)
+    assert sessions.read_session(auto).step == "gated"
+
+
+def test_a_clean_exit_leaves_nothing_to_recover(make_window):
+    window = make_window(sync=True, text="closed properly")
+    window.close()
+    assert (settings_dir() / sessions.CLEAN_EXIT_NAME).exists()
+    again = make_window(sync=True, text="a")
+    assert again.recovery_path is None and again.offer_recovery() is None
+
+
+def write_crash_autosave(text):
+    folder = settings_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    sessions.write_session(sessions.autosave_path(folder),
+                           sessions.Session(text=text, step="q_rope", head=2))
+    # no clean-exit marker: the last run never closed normally
+
+
+def test_after_a_crash_the_autosave_is_offered_and_restored(make_window, qtbot):
+    write_crash_autosave("what we were doing")
+    window = make_window(sync=True, text="fresh start")
+    assert window.recovery_path is not None and window.recovery_path.exists()
+    # this run's autosave cannot overwrite the crashed one any more
+    window.autosave_now()
+    assert sessions.read_session(window.recovery_path).text == "what we were doing"
+    box = window.offer_recovery()
+    assert box is not None and box.isVisible() and not box.isModal()
+    restore = next(b for b in box.buttons() if b.text() == "Restore")
+    restore.click()
+    assert window.state.text == "what we were doing"
+    assert window.editor.text() == "what we were doing"
+    assert (window.state.step, window.state.head) == ("q_rope", 2)
+
+
+def test_after_a_crash_the_autosave_can_be_discarded(make_window):
+    write_crash_autosave("not wanted")
+    window = make_window(sync=True, text="fresh start")
+    box = window.offer_recovery()
+    next(b for b in box.buttons() if b.text() == "Discard").click()
+    assert window.state.text == "fresh start" and window.recovery_path is None
+
+
+def test_a_killed_app_offers_its_last_session_at_the_next_start(make_window, qtbot, tmp_path):
+    """Run the real app, let it autosave, kill -9 it, start again."""
+    folder = settings_dir()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DUALVIEW_CONFIG_DIR": str(folder)}
+    proc = subprocess.Popen([sys.executable, "-m", "app", "--text", "killed mid-lesson",
+                             "--lang", "en"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    auto = sessions.autosave_path(folder)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (
+                auto.exists() and "killed mid-lesson" in auto.read_text("utf-8")):
+            time.sleep(0.1)
+        assert auto.exists(), "the app never autosaved"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    assert not (folder / sessions.CLEAN_EXIT_NAME).exists()
+    window = make_window(sync=True, text="a")
+    assert window.offer_recovery() is not None
+    assert window.restore_recovered()
+    assert window.state.text == "killed mid-lesson"
+
+
+def test_the_selftest_never_prompts_or_autosaves(tmp_path):
+    write_crash_autosave("left from a crash")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run([sys.executable, "-m", "app", "--selftest"], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert sessions.autosave_path(settings_dir()).exists()  # untouched, still offered later
+    assert not (settings_dir() / sessions.RECOVERED_NAME).exists()

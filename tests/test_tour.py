@@ -1,0 +1,155 @@
+"""The guided tour end to end: every step in order, then the continuous view, then the
+causality demo; each stop selects its step and highlights its dock, in both languages."""
+
+import re
+
+import numpy as np
+import pytest
+from conftest import wait_for_text
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from app import i18n, presentation, theme
+from app.tour import BADGES, CAUSAL_EDITED, CAUSAL_TEXT, STOPS
+from engine import STEP_NAMES
+
+
+@pytest.fixture(autouse=True)
+def _restore_view(qapp):
+    yield
+    i18n.translations().apply("en")
+    theme.apply_theme("light")
+    presentation.apply_app_font(1.0)
+
+
+def test_the_lesson_has_the_steps_in_order_then_continuous_then_causality():
+    sections = [s.section for s in STOPS]
+    assert sections == sorted(sections, key=["discrete", "continuous", "causality"].index)
+    step_stops = [s.step for s in STOPS if s.key.startswith("step:")]
+    assert step_stops == list(STEP_NAMES)  # all 22 steps (and the input), in order
+    assert sum(s.section == "continuous" for s in STOPS) >= 6
+    assert sum(s.section == "causality" for s in STOPS) >= 3
+
+
+def test_every_stop_is_written_in_both_languages():
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    for stop in STOPS:
+        assert stop.title_en and stop.body_en and stop.title_zh and stop.body_zh, stop.key
+        assert not cjk.search(stop.body_en.replace("中文", "")), stop.key
+        assert cjk.search(stop.body_zh) and cjk.search(stop.title_zh + stop.body_zh), stop.key
+        assert len(stop.body_en) < 600 and len(stop.body_zh) < 400, stop.key  # short
+
+
+def test_continuous_view_facts_carry_their_badge():
+    for stop in STOPS:
+        if stop.badge is not None:
+            assert stop.badge in BADGES
+            if stop.badge == "EXACT":
+                assert re.fullmatch(r"E\d+(, E\d+)*", stop.paper_id), stop.key
+    for stop in STOPS:
+        if stop.section == "continuous":
+            assert stop.badge is not None, stop.key
+    kinds = {s.badge for s in STOPS}
+    assert {"EXACT", "ANALOGY", "INTERPOLATION"} <= kinds
+    # the two residual steps are where depth time moves: exact Euler steps
+    by_key = {s.key: s for s in STOPS}
+    assert by_key["step:resid_attn"].badge == by_key["step:resid_mlp"].badge == "EXACT"
+
+
+def test_the_tour_steps_end_to_end_with_the_keyboard(make_window, qtbot):
+    window = make_window(sync=True, text="我爱北京天安门")
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.start_tour()
+    assert window.tour_dock.isVisible() and window.tour.running
+    panel = window.tour_panel
+    window.panels["stepListDock"].tree.setFocus()
+    seen_docks = set()
+    for index, stop in enumerate(STOPS):
+        assert window.tour.index == index
+        if stop.step is not None:
+            assert window.state.step == stop.step, stop.key
+        if stop.depth_t is not None:
+            assert window.state.depth_t == stop.depth_t
+        if stop.causal is not None:
+            assert window.state.causal == stop.causal
+        target = window.highlight.target
+        assert target is not None and target.objectName() == next(
+            d for d in stop.docks if d in window.docks)
+        assert target.isVisible() and window.highlight.isVisible()
+        seen_docks.add(target.objectName())
+        assert panel.title.text() == f"<b>{stop.title_en}</b>"
+        assert panel.body.text() == stop.body_en
+        assert panel.badge.isVisible() == (stop.badge is not None)
+        if stop.badge:
+            assert stop.badge in panel.badge.text()
+        assert panel.progress.format() == f"{index + 1} / {len(STOPS)}"
+        if stop.key == "causal-edit":
+            report = window.state.result.causality
+            assert window.state.text == CAUSAL_EDITED and report is not None
+            assert report.first_changed == len(window.state.result.tokens) - 1
+            assert report.exact
+        qtbot.keyClick(window.focusWidget() or window, Qt.Key.Key_PageDown)
+    # past the last stop PageDown does nothing more; "Finish" ends the tour
+    assert window.tour.index == len(STOPS) - 1
+    assert panel.next_button.text() == "Finish"
+    panel.next_button.click()
+    assert not window.tour.running and not window.tour_dock.isVisible()
+    assert window.highlight.target is None
+    assert {"stepListDock", "heatmapDock", "depthDock", "causalityDock"} <= seen_docks
+
+
+def test_back_goes_back_and_the_tour_never_blocks_typing(make_window, qtbot):
+    window = make_window(text="a b c")  # the real worker
+    window.start_tour(5)
+    window.tour_panel.back_button.click()
+    assert window.tour.index == 4 and window.state.step == STOPS[4].step
+    window.editor.set_text("typed during the tour")
+    wait_for_text(qtbot, window, "typed during the tour")
+    assert window.tour.running and window.tour_dock.isVisible()
+    assert window.tour_dock.widget() is window.tour_panel and not window.tour_panel.isWindow()
+
+
+def test_the_causality_stops_compare_like_with_like_on_the_worker(make_window, qtbot):
+    window = make_window(text="x")  # asynchronous: texts wait for the result with the new mask
+    keys = [s.key for s in STOPS]
+    window.start_tour(keys.index("causal-setup"))
+    wait_for_text(qtbot, window, CAUSAL_TEXT)
+    window.tour.next()
+    wait_for_text(qtbot, window, CAUSAL_EDITED)
+    report = window.state.result.causality
+    assert report is not None and report.first_changed == 5 and report.exact
+    base = window.state.result.trace["resid_mlp"][:5]
+    window.tour.next()  # mask off, then the same edit: earlier rows move
+    wait_for_text(qtbot, window, CAUSAL_TEXT)
+    qtbot.waitUntil(lambda: window.state.result.causality is not None)
+    assert not window.state.result.trace.causal
+    report = window.state.result.causality
+    assert report.first_changed == 5 and not report.exact  # earlier rows moved
+    window.tour.next()
+    qtbot.waitUntil(lambda: window.state.causal and window.state.result.trace.causal
+                    and window.state.result.text == STOPS[window.tour.index].text)
+    np.testing.assert_allclose(window.state.result.trace["resid_mlp"][:5], base, atol=1e-12)
+
+
+def test_the_tour_follows_the_language(make_window):
+    window = make_window(sync=True, text="a b")
+    window.start_tour(3)
+    stop = STOPS[3]
+    window.set_language("zh")
+    assert window.tour_panel.body.text() == stop.body_zh
+    assert window.tour_panel.back_button.text() == "◀ 上一步"
+    assert window.tour_dock.windowTitle() == "导览"
+    window.tour.go(len(STOPS) - 1)
+    assert window.tour_panel.next_button.text() == "完成"
+    badge_stop = next(i for i, s in enumerate(STOPS) if s.badge == "ANALOGY")
+    window.tour.go(badge_stop)
+    assert "类比" in window.tour_panel.badge.text()
+
+
+def test_closing_the_tour_dock_ends_the_tour(make_window):
+    window = make_window(sync=True, text="a b")
+    window.start_tour()
+    window.tour_dock.close()
+    assert not window.tour.running and window.highlight.target is None
+    assert not window.tour_next_action.isEnabled()
