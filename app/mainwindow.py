@@ -10,6 +10,7 @@ sheet). Keys without Ctrl never fire while a text field, spin box or slider has 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from itertools import pairwise
@@ -83,6 +84,11 @@ def settings_dir() -> Path:
 
 def open_settings() -> QSettings:
     return QSettings(str(settings_dir() / "dualview.ini"), QSettings.Format.IniFormat)
+
+
+def plain_text(menu_text: str) -> str:
+    """A menu text without its accelerator: "&Open…" → "Open…", "打开(&O)…" → "打开…"."""
+    return re.sub(r"\(&\w\)", "", menu_text).replace("&", "")
 
 
 def is_typing_widget(widget: QWidget | None) -> bool:
@@ -791,7 +797,7 @@ class MainWindow(QMainWindow):
                    self.tour_action, self.tour_next_action, self.tour_back_action,
                    self.open_action, self.save_action, self.save_as_action,
                    self.export_npz_action, self.shortcuts_action, self.quit_action]
-        rows = [(action_keys(a), a.text().replace("&", "")) for a in actions]
+        rows = [(action_keys(a), plain_text(a.text())) for a in actions]
         rows.insert(11, ("Esc", self.tr("Leave the text field (then Space and arrows work); "
                                         "leave presentation mode")))
         rows.append((self.tr("Click a heatmap cell"),

@@ -106,7 +106,7 @@
     <name>CausalityPanel</name>
     <message>
         <source>Pin baseline</source>
-        <extracomment>An exact zero (bitwise equal) is drawn in this colour: the image shows NaN there, and the view&apos;s background shows through. Light teal stays apart from the map&apos;s pale yellow end, also under deuteranopia and protanopia. |Δ| colour map (log₁₀ scale): pale yellow (rounding) → orange → purple (large). log₁₀|Δ| at the bottom of the colour map: 1e-18, just below float64 rounding of O(1) values. Outline of changed raw scores in earlier rows (they lie in the masked future columns). Shade over the masked (future) triangle j &gt; i of attention maps. Number labels beside the bars up to this many rows; beyond, hover shows the number. Draw cell outlines up to this many changed cells (one line item, four edges each). page 0: nothing to compare yet (a big hint); page 1: the views [common, 23] max |Δ| of each row per step (the overview&apos;s numbers) the selected step&apos;s |after − before| (float64, head slice), rows = tokens the selected step&apos;s max |Δ| per row (all heads), as the bars show it (row, col) cells of the diff view outlined: changed raw scores in earlier rows</extracomment>
+        <extracomment>An exact zero (bitwise equal) is drawn in this colour: the image shows NaN there, and the view&apos;s background shows through. Light teal stays apart from the map&apos;s pale yellow end, also under deuteranopia and protanopia. |Δ| colour map (log₁₀ scale): pale yellow (rounding) → orange → purple (large). log₁₀|Δ| at the bottom of the colour map: 1e-18, just below float64 rounding of O(1) values. Outline of changed raw scores in earlier rows (they lie in the masked future columns). Shade over the masked (future) triangle j &gt; i of attention maps. Number labels beside the bars up to this many rows; beyond, hover shows the number. Token labels on the overview&apos;s rows and key indices under the difference map, at most Tokens of the baseline quoted in the detail line, at most Draw cell outlines up to this many changed cells (one line item, four edges each). page 0: nothing to compare yet (a big hint); page 1: the views [common, 23] max |Δ| of each row per step (the overview&apos;s numbers) the selected step&apos;s |after − before| (float64, head slice), rows = tokens the selected step&apos;s max |Δ| per row (all heads), as the bars show it (row, col) cells of the diff view outlined: changed raw scores in earlier rows</extracomment>
         <translation>固定基准</translation>
     </message>
     <message>
@@ -250,6 +250,14 @@
     <message>
         <source>Teal: the difference is exactly 0 (bitwise equal). Other colours: log₁₀ of |Δ|, pale for rounding (1e-16), dark for a real change. The dashed line is the first changed token k. An orange box is a raw score q·k that changed in a row before k: it lies in the future (j &gt; i, shaded), which causal_mask removes.</source>
         <translation>青色：差值精确为 0（逐位相等）。其他颜色：|Δ| 的 log₁₀，浅色是舍入误差（1e-16），深色是真正的变化。虚线是第一个改变的词元 k。橙色方框是 k 之前某行中改变了的原始分数 q·k：它位于未来（j &gt; i，阴影区域），会被 causal_mask 去掉。</translation>
+    </message>
+    <message>
+        <source>rows before k changed only in the masked future (outlined)</source>
+        <translation>k 之前的行只在被掩码的未来部分有变化（已框出）</translation>
+    </message>
+    <message>
+        <source>The pinned baseline was computed with the mask %1: release the pin to compare this layer with itself.</source>
+        <translation>固定的基准是在掩码%1时计算的：取消固定，才能让这一层与自身比较。</translation>
     </message>
     <message>
         <source>token %1 “%2”</source>
@@ -426,6 +434,30 @@
     <message>
         <source>u(1) output</source>
         <translation>u(1) 输出</translation>
+    </message>
+    <message>
+        <source>u(0)
+input</source>
+        <translation>u(0)
+输入</translation>
+    </message>
+    <message>
+        <source>u(½)
+after attention residual</source>
+        <translation>u(½)
+注意力残差之后</translation>
+    </message>
+    <message>
+        <source>u(1)
+output</source>
+        <translation>u(1)
+输出</translation>
+    </message>
+    <message>
+        <source>u(½)
+after attn.</source>
+        <translation>u(½)
+注意力之后</translation>
     </message>
     <message>
         <source>u(0)</source>
