@@ -16,7 +16,16 @@ from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, QStandardPaths, Qt, QTimer
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QLockFile,
+    QObject,
+    QSettings,
+    QStandardPaths,
+    Qt,
+    QTimer,
+)
 from PySide6.QtGui import (
     QAction,
     QActionGroup,
@@ -179,14 +188,9 @@ class MainWindow(QMainWindow):
 
         # crash recovery: decide before this run's autosave can overwrite the last one
         self.recovery_path: Path | None = None
+        self._instance_lock: QLockFile | None = None
         if self.autosave_enabled:
-            folder = settings_dir()
-            folder.mkdir(parents=True, exist_ok=True)
-            try:
-                self.recovery_path = sessions.take_crash_autosave(folder)
-            except OSError as exc:
-                print(f"dualview: could not set the autosave aside: {exc}", file=sys.stderr)
-            sessions.mark_running(folder)
+            self._start_autosave_and_recovery()
 
         self.docks: dict[str, QDockWidget] = {}
         self.panels: dict[str, Panel] = {}
@@ -894,6 +898,24 @@ class MainWindow(QMainWindow):
             self.state.set_query(self._pending_query[1])
             self._pending_query = None
 
+    def _start_autosave_and_recovery(self) -> None:
+        """Own the autosave of the config folder for this run. A second copy of the app
+        running at the same time neither autosaves nor mistakes the first for a crash."""
+        folder = settings_dir()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            lock = QLockFile(str(folder / sessions.LOCK_NAME))
+            lock.setStaleLockTime(0)  # stale only when its process is gone (a crash or a kill)
+            if not lock.tryLock(0):
+                self.autosave_enabled = False
+                return
+            self._instance_lock = lock
+            self.recovery_path = sessions.take_crash_autosave(folder)
+            sessions.mark_running(folder)
+        except OSError as exc:
+            print(f"dualview: autosave is off ({exc})", file=sys.stderr)
+            self.autosave_enabled = False
+
     def _schedule_autosave(self, *_args: object) -> None:
         if self.autosave_enabled:
             self._autosave_timer.start()
@@ -1144,6 +1166,9 @@ class MainWindow(QMainWindow):
                 sessions.mark_clean_exit(settings_dir())
             except OSError as exc:
                 print(f"dualview: could not write the clean-exit marker: {exc}", file=sys.stderr)
+        if self._instance_lock is not None:
+            self._instance_lock.unlock()
+            self._instance_lock = None
         QApplication.instance().removeEventFilter(self.key_guard)
         self.tour.stop_tour()
         self.bridge.shutdown()

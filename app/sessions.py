@@ -35,6 +35,8 @@ SUFFIX = ".dualview.json"
 AUTOSAVE_NAME = "autosave" + SUFFIX
 RECOVERED_NAME = "recovered" + SUFFIX
 CLEAN_EXIT_NAME = "clean-exit"
+#: Held while a window autosaves (QLockFile): a second running copy of the app stays out.
+LOCK_NAME = "autosave.lock"
 #: A session file is a few kilobytes; anything far larger is not one.
 MAX_BYTES = 5_000_000
 

@@ -233,3 +233,18 @@ def test_the_selftest_never_prompts_or_autosaves(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert sessions.autosave_path(settings_dir()).exists()  # untouched, still offered later
     assert not (settings_dir() / sessions.RECOVERED_NAME).exists()
+
+
+def test_a_second_copy_of_the_app_is_not_taken_for_a_crash(make_window):
+    first = make_window(sync=True, text="the first copy")
+    first.autosave_now()
+    auto = sessions.autosave_path(settings_dir())
+    assert auto.exists() and not (settings_dir() / sessions.CLEAN_EXIT_NAME).exists()
+    second = make_window(sync=True, text="the second copy")
+    assert second.recovery_path is None and not second.autosave_enabled
+    second.autosave_now()
+    assert sessions.read_session(auto).text == "the first copy"
+    second.close()
+    first.editor.set_text("still autosaving")
+    first.autosave_now()
+    assert sessions.read_session(auto).text == "still autosaving"
