@@ -192,6 +192,18 @@ def test_long_input_draws_and_animates_without_the_sweep(make_window):
     assert str(CONVERGENCE_MAX_TOKENS) in panel.conv_waiting.text()
 
 
+def test_norm_curves_survive_going_from_a_long_input_to_a_short_one(make_window):
+    window = make_window(sync=True, text=" ".join(f"w{i}" for i in range(40)))
+    panel = _depth(window)
+    assert len(panel.curves) == 1  # one item, pen lifted between tokens
+    window.editor.set_text("a b c")
+    assert len(panel.curves) == 3
+    for curve in panel.curves:
+        assert isinstance(curve.opts["connect"], str) and curve.opts["connect"] == "all"
+        assert len(curve.getData()[0]) == len(window.state.result.depth.norm_curves()[0])
+    panel.grab()  # paints every curve
+
+
 def test_hidden_dock_catches_up_on_depth_time(make_window, qtbot):
     window = make_window(sync=True, text="a b c")
     panel = _depth(window)

@@ -414,7 +414,8 @@ class DepthTimePanel(Panel):
                 if recolour:
                     curve.setPen(pg.mkPen(pg.intColor(i, hues=max(n_tokens, 6), sat=160,
                                                       alpha=200), width=1.5))
-                curve.setData(times, norms[:, i])
+                # connect="all": the item may have drawn every token (with gaps) before
+                curve.setData(times, norms[:, i], connect="all")
             self._one_curve = False
         else:  # one item for all: NaN-free, the pen lifted between tokens
             xs = np.tile(times, n_tokens)
