@@ -1,0 +1,217 @@
+"""How fast is the engine? Median time of one full ``engine.run_layer`` (all 23 steps recorded).
+
+    python benchmarks/engine_bench.py [--quick] [--threads N]
+
+Sizes: the toy default at T = 8, hidden 256 at T = 128, and the real Qwen3-0.6B layer shape at
+T = 64. Separately it times the continuous-view calls (``depth_states`` of a trace and
+``substep_layer`` with n = 8) when ``engine/continuous.py`` provides them. When torch and
+transformers are importable it also times Hugging Face's ``Qwen3DecoderLayer`` (float64, eager
+attention, the same weights, ``torch.no_grad``, given ``position_embeddings`` and a causal mask
+made the way ``Qwen3Model`` makes them, outside the timed call) and prints ours/HF.
+Targets: ours <= 0.5x HF at the toy size, <= 1.0x at the 0.6B shape.
+
+``--threads N`` caps the BLAS and OpenMP threads of both numpy and torch (it sets
+``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` for this process before
+numpy loads). On a machine where other work is running, ``--threads 1`` gives steadier ratios:
+multi-threaded BLAS waits on its slowest thread. By default both libraries use every core.
+
+The last line printed is one JSON object with every figure (milliseconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def _threads_from_argv(argv: list[str]) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--threads="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+if __name__ == "__main__" and (_threads := _threads_from_argv(sys.argv[1:])):
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = _threads  # must precede the first numpy / torch import
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run from a checkout, installed or not
+
+from engine import LayerWeights, Qwen3Config, embed, run_layer  # noqa: E402
+
+try:
+    from engine.continuous import depth_states, substep_layer
+except ImportError:  # another part of the engine; absent in older checkouts
+    depth_states = substep_layer = None
+
+SUBSTEPS = 8
+TARGETS = {"toy": 0.5, "qwen3_0_6b": 1.0}
+
+
+def sizes() -> list[tuple[str, Qwen3Config, int]]:
+    return [
+        ("toy", Qwen3Config.toy(), 8),
+        ("hidden256", Qwen3Config(hidden_size=256, intermediate_size=512, num_attention_heads=8,
+                                  num_key_value_heads=4, head_dim=32), 128),
+        ("qwen3_0_6b", Qwen3Config.qwen3_0_6b(), 64),
+    ]
+
+
+def median_ms(calls: dict[str, Callable[[], Any]], budget: float, min_runs: int = 5,
+              max_runs: int = 2000) -> dict[str, float]:
+    """Median wall time in ms of each call, after one warm-up each, over ~``budget`` seconds;
+    also ``<name>_min``, the fastest run, which is what an idle machine gives.
+
+    The calls take turns (a, b, a, b, ...), so a busy machine slows them alike and their ratio
+    stays fair.
+    """
+    for fn in calls.values():
+        fn()
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    start = time.perf_counter()
+    runs = 0
+    while runs < max_runs and (runs < min_runs or time.perf_counter() - start < budget):
+        for name, fn in calls.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+        runs += 1
+    figures = {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
+    figures.update({f"{name}_min": min(ts) * 1e3 for name, ts in times.items()})
+    return figures
+
+
+def hf_timer(config: Qwen3Config, weights: LayerWeights,
+             x: np.ndarray) -> Callable[[], Any] | str:
+    """A zero-argument call of HF's layer on ``x``, or why there is none."""
+    try:
+        import torch
+        import transformers
+        from transformers.masking_utils import create_causal_mask
+        from transformers.models.qwen3 import modeling_qwen3 as hf
+    except ImportError as exc:
+        return f"n/a ({exc.name} not installed)"
+    hf_cfg = transformers.Qwen3Config(
+        vocab_size=8, hidden_size=config.hidden_size,
+        intermediate_size=config.intermediate_size, num_hidden_layers=1,
+        num_attention_heads=config.num_attention_heads,
+        num_key_value_heads=config.num_key_value_heads, head_dim=config.head_dim,
+        rms_norm_eps=config.rms_norm_eps, hidden_act="silu", attention_bias=False,
+        max_position_embeddings=4096,
+        rope_parameters={"rope_type": "default", "rope_theta": config.rope_theta})
+    hf_cfg._attn_implementation = "eager"
+    layer = hf.Qwen3DecoderLayer(hf_cfg, layer_idx=0).to(torch.float64).eval()
+    layer.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()},
+                          strict=True)
+    hidden_states = torch.from_numpy(np.array(x))[None]  # [1, T, D]
+    position_ids = torch.arange(x.shape[0])[None]
+    position_embeddings = hf.Qwen3RotaryEmbedding(hf_cfg)(hidden_states, position_ids)
+    mask = create_causal_mask(config=hf_cfg, inputs_embeds=hidden_states, attention_mask=None,
+                              cache=None, position_ids=position_ids)
+
+    def call() -> Any:
+        with torch.no_grad():
+            return layer(hidden_states, attention_mask=mask, position_ids=position_ids,
+                         position_embeddings=position_embeddings)
+
+    out = call().numpy()[0]
+    ours = run_layer(x, weights, config).output
+    assert np.abs(out - ours).max() < 1e-4, "HF and the engine disagree: wrong set-up"
+    return call
+
+
+def versions() -> dict[str, str]:
+    found = {"python": platform.python_version(), "numpy": np.__version__}
+    for name in ("torch", "transformers"):
+        try:
+            found[name] = __import__(name).__version__
+        except ImportError:
+            found[name] = "n/a"
+    if found["torch"] != "n/a":
+        found["torch_threads"] = str(__import__("torch").get_num_threads())
+    found["cpus"] = str(os.cpu_count())
+    found["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    return found
+
+
+def load_average() -> float | None:
+    """The 1-minute load average: figures taken while other work runs are not comparable."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="shorter timing budget")
+    parser.add_argument("--budget", type=float, default=None, help="seconds per figure")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="BLAS/OpenMP threads for numpy and torch (default: all cores)")
+    args = parser.parse_args(argv)
+    budget = args.budget if args.budget is not None else (0.3 if args.quick else 2.0)
+
+    figures: dict[str, Any] = {"unit": "ms", "versions": versions(),
+                               "load_average_before": load_average(), "sizes": {}}
+    print(f"engine_bench: median ms per call; {figures['versions']}; "
+          f"load average {figures['load_average_before']}")
+    for name, config, t in sizes():
+        weights = LayerWeights.random(config, seed=0)
+        x = embed([f"tok{i}" for i in range(t)], config.hidden_size)
+        row: dict[str, Any] = {"T": t, "config": config.to_dict()}
+        calls = {"run_layer": lambda x=x, w=weights, c=config: run_layer(x, w, c)}
+        hf_call = hf_timer(config, weights, x)
+        if callable(hf_call):
+            calls["hf"] = hf_call
+        row.update(median_ms(calls, budget))
+        if callable(hf_call):
+            row["ratio_ours_over_hf"] = row["run_layer"] / row["hf"]
+            row["ratio_ours_over_hf_min"] = row["run_layer_min"] / row["hf_min"]
+            if name in TARGETS:
+                row["target_ratio"] = TARGETS[name]
+                row["meets_target"] = row["ratio_ours_over_hf"] <= TARGETS[name]
+        else:
+            row["hf"] = row["ratio_ours_over_hf"] = hf_call
+
+        trace = run_layer(x, weights, config)
+        continuous: dict[str, Callable[[], Any]] = {}
+        if depth_states is not None:
+            continuous["depth_states"] = lambda tr=trace: depth_states(tr)
+        if substep_layer is not None:
+            continuous[f"substep_layer_n{SUBSTEPS}"] = (
+                lambda x=x, w=weights, c=config: substep_layer(x, w, c, SUBSTEPS))
+        row.update(median_ms(continuous, budget) if continuous else {})
+        for key in ("depth_states", f"substep_layer_n{SUBSTEPS}"):
+            row.setdefault(key, "n/a")
+        figures["sizes"][name] = row
+
+        def fmt(value: Any) -> str:
+            return f"{value:9.3f}" if isinstance(value, float) else f"{value:>9}"
+
+        ratio, ratio_min = row["ratio_ours_over_hf"], row.get("ratio_ours_over_hf_min")
+        target = f" (target <= {TARGETS[name]})" if name in TARGETS else ""
+        shown = ratio if isinstance(ratio, str) else f"{ratio:.2f} (min/min {ratio_min:.2f})"
+        print(f"{name:11s} T={t:<4d} run_layer {fmt(row['run_layer'])}  HF {fmt(row['hf'])}  "
+              f"ours/HF {shown}{target}  depth_states {fmt(row['depth_states'])}  "
+              f"substep_layer(n={SUBSTEPS}) {fmt(row[f'substep_layer_n{SUBSTEPS}'])}")
+    figures["load_average_after"] = load_average()
+    print(json.dumps(figures, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
