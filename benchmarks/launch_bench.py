@@ -10,8 +10,10 @@ source launches alternate in the same run, so a busy machine slows both alike.
 
 Cold = the page cache dropped before each launch (``sync; echo 3 > /proc/sys/vm/drop_caches``,
 needs root on Linux); where that is not permitted the cold figures are null with the reason.
-Also reports the bundle size on disk and as .tar.gz, the biggest parts of the bundle, and the
-build time (with --build or when it had to build). The last line is one JSON object.
+Also reports each launch's CPU time (user + system of the whole self-test, warm), which a busy
+machine hardly changes, the bundle size on disk and as .tar.gz, the biggest parts of the
+bundle, and the build time (with --build or when it had to build). The last line is one JSON
+object; sizes are MiB (2^20 bytes).
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "packaging"))
 import bundle_config as cfg  # noqa: E402
@@ -36,8 +43,20 @@ PAINT_MARK = "selftest: first full paint at "
 LAUNCH_TIMEOUT_S = 120
 
 
-def launch(cmd: list[str], env: dict[str, str]) -> float:
-    """Seconds from just before the process starts to its first full paint."""
+def children_cpu_s() -> float:
+    if resource is None:
+        return float("nan")
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def launch(cmd: list[str], env: dict[str, str], cpu: list[float] | None = None) -> float:
+    """Seconds from just before the process starts to its first full paint.
+
+    Appends the process's CPU time (user + system, whole self-test) to ``cpu``: unlike wall
+    time it hardly moves when other work shares the machine.
+    """
+    cpu0 = children_cpu_s()
     t0 = time.time()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
@@ -55,6 +74,8 @@ def launch(cmd: list[str], env: dict[str, str]) -> float:
     if proc.returncode != 0 or painted is None:
         raise SystemExit(f"launch_bench: {' '.join(cmd)} exited {proc.returncode} "
                          f"without a first-paint line")
+    if cpu is not None:
+        cpu.append(children_cpu_s() - cpu0)
     return painted - t0
 
 
@@ -123,9 +144,10 @@ def main() -> int:
     for cmd in kinds.values():  # warm-up: fill the page cache, compile source .pyc files
         launch(cmd, env)
     warm: dict[str, list[float]] = {k: [] for k in kinds}
+    cpu: dict[str, list[float]] = {k: [] for k in kinds}
     for i in range(args.runs):
         for kind, cmd in kinds.items():
-            warm[kind].append(launch(cmd, env))
+            warm[kind].append(launch(cmd, env, cpu[kind]))
         print(f"warm {i + 1}/{args.runs}: bundle {warm['bundle'][-1]:.3f} s, "
               f"source {warm['source'][-1]:.3f} s", flush=True)
 
@@ -155,6 +177,10 @@ def main() -> int:
         "warm_bundle_s": summary(warm["bundle"]),
         "warm_source_s": summary(warm["source"]),
         "warm_ratio_bundle_to_source": round(warm_b / warm_s, 3),
+        "cpu_bundle_s": summary(cpu["bundle"]),
+        "cpu_source_s": summary(cpu["source"]),
+        "cpu_ratio_bundle_to_source": round(
+            statistics.median(cpu["bundle"]) / statistics.median(cpu["source"]), 3),
         "cold_bundle_s": summary(cold["bundle"]) if cold["bundle"] else None,
         "cold_source_s": summary(cold["source"]) if cold["source"] else None,
         "cold_note": cold_problem,

@@ -207,24 +207,28 @@ def prune_unlinked_libraries(
 
 def drop_dangling_symlinks(
     binaries: list[tuple[str, str, str]], datas: list[tuple[str, str, str]],
+    removed: Iterable[str],
 ) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]], list[str]]:
-    """Remove ``SYMLINK`` entries whose target was dropped or pruned.
+    """Remove the ``SYMLINK`` entries that point at a file in ``removed``.
 
     PyInstaller puts a top-level link beside each Qt library (e.g. ``libQt6Network.so.6 ->
     PySide6/Qt/lib/libQt6Network.so.6``), in ``datas``; without its target it would dangle.
+    Only links to files this spec removed go: other links (macOS framework ``Versions/Current``
+    and the like) point at folders and stay untouched.
     """
-    files = {posixpath.normpath(d.replace("\\", "/"))
-             for d, _s, t in [*binaries, *datas] if t != "SYMLINK"}
+    gone_files = {posixpath.normpath(d.replace("\\", "/")) for d in removed}
 
-    def alive(entry: tuple[str, str, str]) -> bool:
+    def dangling(entry: tuple[str, str, str]) -> bool:
         dest, src, typecode = entry
         if typecode != "SYMLINK":
-            return True
+            return False
         dest = dest.replace("\\", "/")
-        return posixpath.normpath(posixpath.join(posixpath.dirname(dest), src)) in files
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(dest), src))
+        return target in gone_files
 
-    gone = [e[0] for e in [*binaries, *datas] if not alive(e)]
-    return [e for e in binaries if alive(e)], [e for e in datas if alive(e)], gone
+    gone = [e[0] for e in [*binaries, *datas] if dangling(e)]
+    return ([e for e in binaries if not dangling(e)], [e for e in datas if not dangling(e)],
+            gone)
 
 
 def strip_debug_info(

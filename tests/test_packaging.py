@@ -158,10 +158,13 @@ def test_links_to_removed_files_are_dropped():
     binaries = [("PySide6/Qt/lib/libQt6Core.so.6", "/x/libQt6Core.so.6", "BINARY")]
     datas = [("libQt6Core.so.6", "PySide6/Qt/lib/libQt6Core.so.6", "SYMLINK"),
              ("libQt6Network.so.6", "PySide6/Qt/lib/libQt6Network.so.6", "SYMLINK"),
-             ("resources/fonts/wqy-microhei.ttc", "/x/wqy-microhei.ttc", "DATA")]
-    kept_binaries, kept_datas, gone = cfg.drop_dangling_symlinks(binaries, datas)
+             ("resources/fonts/wqy-microhei.ttc", "/x/wqy-microhei.ttc", "DATA"),
+             # a macOS framework link to a folder: not a removed file, so it stays
+             ("PySide6/Qt/lib/QtCore.framework/Versions/Current", "A", "SYMLINK")]
+    kept_binaries, kept_datas, gone = cfg.drop_dangling_symlinks(
+        binaries, datas, removed=["PySide6/Qt/lib/libQt6Network.so.6"])
     assert kept_binaries == binaries
-    assert kept_datas == [datas[0], datas[2]] and gone == ["libQt6Network.so.6"]
+    assert kept_datas == [datas[0], datas[2], datas[3]] and gone == ["libQt6Network.so.6"]
 
 
 def test_only_libpython_loses_debug_info(tmp_path):
