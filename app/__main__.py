@@ -12,6 +12,9 @@ import os
 # pyqtgraph prefers PyQt6 when it is installed: pin the binding before it is imported.
 os.environ.setdefault("QT_API", "pyside6")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+# The layer's matrices are small: OpenBLAS threads cost more than they save there (a tiny
+# product ran ~18x faster on one thread) and would fight the UI thread for the two cores.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import sys

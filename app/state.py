@@ -11,6 +11,7 @@ import time
 
 from PySide6.QtCore import QObject, Signal
 
+import engine
 from app.bridge import EngineBridge
 from app.compute import Request, Result
 from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo
@@ -173,8 +174,9 @@ class AppState(QObject):
 
     def _submit(self) -> None:
         self.inputs_changed.emit()
-        if not self._text.strip():
-            # the friendly empty state: nothing to compute, nothing stale on screen
+        if not engine.tokenize(self._text):
+            # the friendly empty state (also for text of only invisible characters): nothing
+            # to compute, nothing stale on screen
             self.pending_id = self._bridge.next_id()
             self._result = None
             self._convergence = None
@@ -225,8 +227,12 @@ class AppState(QObject):
         if not result.ok:
             self._set_error(result.error or "unknown error")
             return  # the previous result stays on screen
+        first = self._result is None
         self._result = result
         self._convergence = None
+        if first:  # the last token reads the whole sentence: the most telling default query
+            self._query = len(result.tokens) - 1
+            self.selection_changed.emit("query")
         self._clamp_selection(len(result.tokens), result.trace.config.num_attention_heads)
         self._set_error("")
         self.result_changed.emit(result)
