@@ -8,6 +8,7 @@ where results are accepted, is what guarantees that no stale frame is ever shown
 from __future__ import annotations
 
 import os
+import time
 import traceback
 
 from PySide6.QtCore import QObject, Signal
@@ -36,6 +37,8 @@ class EngineBridge(QObject):
         self._worker_result.connect(self._accept_result)
         self._worker_convergence.connect(self._accept_convergence)
         self._worker: LatestWinsWorker[Request] | None = None
+        # when the last two requests were made: a quick succession means someone is typing
+        self._prev_submit = self._last_submit = -float("inf")
         if not self.sync:
             self._worker = LatestWinsWorker(self._run)
 
@@ -49,6 +52,8 @@ class EngineBridge(QObject):
 
     def submit(self, request: Request) -> None:
         """Ask for ``request``; its id must come from :meth:`next_id` (so it is the latest)."""
+        now = time.monotonic()
+        self._prev_submit, self._last_submit = self._last_submit, now
         if self._worker is None:
             self._run(request)
         else:
@@ -68,9 +73,11 @@ class EngineBridge(QObject):
             result = Result(request.request_id, request.text,
                             error=f"internal error: {type(exc).__name__}: {exc}")
         self._worker_result.emit(result)
-        # The sweep runs the layer ~130 times (tens of ms). Start it only after the user paused
-        # typing, so a keystroke never waits behind it.
-        if not result.ok or (self._worker is not None
+        # The sweep runs the layer ~130 times (tens of ms). While someone types (this request
+        # came soon after the previous one) start it only after a pause, so a keystroke never
+        # waits behind it; a lone request (start-up, a preset) sweeps at once.
+        typing = time.monotonic() - self._prev_submit < SWEEP_IDLE_S
+        if not result.ok or (self._worker is not None and typing
                              and self._worker.wait_for_pending(SWEEP_IDLE_S)):
             return
         try:
