@@ -77,3 +77,5 @@ DEFAULT_COLUMNS: tuple[tuple[str, ...], ...] = (
 )
 #: Relative widths of the columns.
 DEFAULT_COLUMN_WIDTHS: tuple[int, ...] = (26, 42, 32)
+#: Share of each column's height given to its upper dock (the 23 steps fit in ~45%).
+DEFAULT_TOP_SHARE: tuple[float, ...] = (0.45, 0.4, 0.5)

@@ -56,7 +56,13 @@ from PySide6.QtWidgets import (
 from app import __version__, i18n, presentation, sessions, theme
 from app import export as exporting
 from app.bridge import EngineBridge
-from app.docks import DEFAULT_COLUMN_WIDTHS, DEFAULT_COLUMNS, DOCKS, LAYOUT_VERSION
+from app.docks import (
+    DEFAULT_COLUMN_WIDTHS,
+    DEFAULT_COLUMNS,
+    DEFAULT_TOP_SHARE,
+    DOCKS,
+    LAYOUT_VERSION,
+)
 from app.palettes import PALETTES
 from app.panels.base import Panel
 from app.state import THEMES, AppState
@@ -570,6 +576,10 @@ class MainWindow(QMainWindow):
         # so give the dock area everything below it instead of an empty band
         spare = max(self.height() - self.editor.height() - 80, 300)
         self.resizeDocks([tops[0]], [spare], Qt.Orientation.Vertical)
+        for column, share in zip(columns, DEFAULT_TOP_SHARE, strict=True):
+            if len(column) > 1:
+                self.resizeDocks(column[:2], [int(spare * share), int(spare * (1 - share))],
+                                 Qt.Orientation.Vertical)
         self.tour_dock.setFloating(False)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tour_dock)
         self.tour_dock.setVisible(self.tour.running)
