@@ -60,6 +60,9 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self._row_labels: tuple[str, ...] = ()
         self._col_labels: tuple[str, ...] = ()
         self._map = ""
+        self._titles: tuple[str, str] | None = None
+        self._shape: tuple[int, ...] = ()
+        self._levels: tuple[float, ...] = ()
         for axis in ("left", "bottom"):
             self.plot.getAxis(axis).setStyle(tickTextOffset=2, autoExpandTextSpace=True)
         self.plot.getAxis("left").setWidth(70)
@@ -96,8 +99,9 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             if self.colorbar is not None:
                 self.colorbar.setColorMap(palettes.colormap(map_name))
         self.image.setImage(data, autoLevels=False, levels=levels)
-        if self.colorbar is not None:
+        if self.colorbar is not None and tuple(levels) != self._levels:
             self.colorbar.setLevels(levels)
+        self._levels = tuple(levels)
         rows = tuple(row_labels)
         if rows != self._row_labels:
             self._row_labels = rows
@@ -106,13 +110,20 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         if cols != self._col_labels:
             self._col_labels = cols
             self.plot.getAxis("bottom").setTicks(_ticks(cols) if cols else None)
-        self.plot.setLabel("bottom", x_title)
-        self.plot.setLabel("left", y_title)
-        self.plot.getViewBox().setRange(xRange=(0, data.shape[1]), yRange=(0, data.shape[0]),
-                                        padding=0)
+        # titles, levels and ranges only when they change: each call re-lays out or
+        # regenerates an axis picture, which costs more than the image itself
+        if (x_title, y_title) != self._titles:
+            self._titles = (x_title, y_title)
+            self.plot.setLabel("bottom", x_title)
+            self.plot.setLabel("left", y_title)
+        if data.shape != self._shape:
+            self._shape = data.shape
+            self.plot.getViewBox().setRange(xRange=(0, data.shape[1]),
+                                            yRange=(0, data.shape[0]), padding=0)
 
     def clear_matrix(self) -> None:
         self._data = None
+        self._shape = ()
         self.image.clear()
 
     def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
