@@ -1272,7 +1272,7 @@ Type a sentence above to compute the layer.</translation>
     <name>Sessions</name>
     <message>
         <source>this is not a Dual View session file</source>
-        <extracomment>A session file is a few kilobytes; anything far larger is not one. ``app.palettes.PALETTES`` keys (kept here so reading a file needs no pyqtgraph).</extracomment>
+        <extracomment>Held while a window autosaves (QLockFile): a second running copy of the app stays out. A session file is a few kilobytes; anything far larger is not one. ``app.palettes.PALETTES`` keys (kept here so reading a file needs no pyqtgraph).</extracomment>
         <translation>这不是双视角的会话文件</translation>
     </message>
     <message>
