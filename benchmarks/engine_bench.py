@@ -7,7 +7,8 @@ T = 64. Separately it times the continuous-view calls (``depth_states`` of a tra
 ``substep_layer`` with n = 8) when ``engine/continuous.py`` provides them. When torch and
 transformers are importable it also times Hugging Face's ``Qwen3DecoderLayer`` (float64, eager
 attention, the same weights, ``torch.no_grad``, given ``position_embeddings`` and a causal mask
-made the way ``Qwen3Model`` makes them, outside the timed call) and prints ours/HF.
+made the way ``Qwen3Model`` makes them, outside the timed call) and prints ours/HF. Ours and
+HF's take turns in blocks (see :func:`median_ms`).
 Targets: ours <= 0.5x HF at the toy size, <= 1.0x at the 0.6B shape.
 
 ``--threads N`` caps the BLAS and OpenMP threads of both numpy and torch (it sets
@@ -71,25 +72,38 @@ def sizes() -> list[tuple[str, Qwen3Config, int]]:
     ]
 
 
+#: Pause before each block of calls: BLAS and OpenMP worker threads spin for a while after a
+#: call, and one library's spinning threads would steal the cores the other one needs.
+SETTLE = 0.15
+
+
 def median_ms(calls: dict[str, Callable[[], Any]], budget: float, min_runs: int = 5,
-              max_runs: int = 2000) -> dict[str, float]:
-    """Median wall time in ms of each call, after one warm-up each, over ~``budget`` seconds;
+              block: float = 0.25) -> dict[str, float]:
+    """Median wall time in ms of each call over ~``budget`` seconds, after one warm-up each;
     also ``<name>_min``, the fastest run, which is what an idle machine gives.
 
-    The calls take turns (a, b, a, b, ...), so a busy machine slows them alike and their ratio
-    stays fair.
+    The calls take turns in blocks of ~``block`` seconds (a a a, b b b, a a a, ...) with a short
+    settle before each block, so a busy spell slows them alike and neither library's idle
+    threads get in the other's way.
     """
-    for fn in calls.values():
-        fn()
     times: dict[str, list[float]] = {name: [] for name in calls}
     start = time.perf_counter()
-    runs = 0
-    while runs < max_runs and (runs < min_runs or time.perf_counter() - start < budget):
+    warm = False
+    while not warm or (time.perf_counter() - start < budget
+                       or min(len(ts) for ts in times.values()) < min_runs):
         for name, fn in calls.items():
-            t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
-        runs += 1
+            time.sleep(SETTLE)
+            if not warm:
+                fn()
+            block_start = time.perf_counter()
+            while True:
+                t0 = time.perf_counter()
+                fn()
+                t1 = time.perf_counter()
+                times[name].append(t1 - t0)
+                if t1 - block_start >= block:
+                    break
+        warm = True
     figures = {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
     figures.update({f"{name}_min": min(ts) * 1e3 for name, ts in times.items()})
     return figures
