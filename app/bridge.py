@@ -3,11 +3,19 @@
 The main thread drops every result whose id is not the latest it asked for. That check, made
 where results are accepted, is what guarantees that no stale frame is ever shown.
 ``DUALVIEW_SYNC=1`` runs each request inline instead (tests, benchmarks).
+
+The convergence sweep that follows a result runs the layer ~130 times: 0.1 s at the toy size,
+seconds at a few hundred tokens. A newer request abandons it: :meth:`EngineBridge.submit` raises
+:class:`SweepCancelled` inside the worker thread (at its next Python instruction, so within one
+numpy call), and the worker moves on to the new request instead of finishing a sweep nobody
+will see.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import threading
 import time
 import traceback
 
@@ -18,6 +26,18 @@ from app.scheduler import LatestWinsWorker
 
 #: Quiet time after a result before the slow convergence sweep starts.
 SWEEP_IDLE_S = 0.25
+
+
+class SweepCancelled(BaseException):
+    """Raised in the worker thread to abandon a sweep that a newer request made useless.
+    A BaseException, so no ``except Exception`` on the way swallows it."""
+
+
+def _raise_in_thread(thread_id: int, exc: type[BaseException] | None) -> None:
+    """Make ``thread_id`` raise ``exc`` at its next Python instruction (None: take back an
+    exception not raised yet)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc is not None else None)
 
 
 class EngineBridge(QObject):
@@ -39,6 +59,9 @@ class EngineBridge(QObject):
         self._worker: LatestWinsWorker[Request] | None = None
         # when the last two requests were made: a quick succession means someone is typing
         self._prev_submit = self._last_submit = -float("inf")
+        #: the worker thread's id while it runs a sweep that may still be cancelled
+        self._sweep_lock = threading.Lock()
+        self._sweeping: int | None = None
         if not self.sync:
             self._worker = LatestWinsWorker(self._run)
 
@@ -58,10 +81,19 @@ class EngineBridge(QObject):
             self._run(request)
         else:
             self._worker.submit(request)
+            self._cancel_sweep()
+
+    def _cancel_sweep(self) -> None:
+        """Abandon the sweep the worker is running, if any (at most once per sweep)."""
+        with self._sweep_lock:
+            if self._sweeping is not None:
+                _raise_in_thread(self._sweeping, SweepCancelled)
+                self._sweeping = None
 
     def shutdown(self) -> None:
         """Join the worker: a QThread or Python thread still running at exit aborts Qt."""
         if self._worker is not None:
+            self._cancel_sweep()  # a sweep at a few hundred tokens takes seconds
             self._worker.stop()
             self._worker = None
 
@@ -81,11 +113,31 @@ class EngineBridge(QObject):
                              and self._worker.wait_for_pending(SWEEP_IDLE_S)):
             return
         try:
+            self._sweep(request, result)
+        except SweepCancelled:
+            pass  # a newer request waits in the mailbox: the worker takes it next
+
+    def _sweep(self, request: Request, result: Result) -> None:
+        if self._worker is not None:
+            with self._sweep_lock:
+                if self._worker.has_pending():
+                    return
+                self._sweeping = threading.get_ident()
+        conv, cancelled = None, False
+        try:
             conv = compute_convergence(request, result)
+        except SweepCancelled:
+            cancelled = True
         except Exception:
             traceback.print_exc()
-            conv = None
-        self._worker_convergence.emit(request.request_id, conv)
+        if self._worker is not None:
+            with self._sweep_lock:
+                cancelled = cancelled or self._sweeping is None
+                self._sweeping = None
+            if cancelled:  # in case the sweep ended before the exception was raised
+                _raise_in_thread(threading.get_ident(), None)
+        if not cancelled:
+            self._worker_convergence.emit(request.request_id, conv)
 
     def _accept_result(self, result: Result) -> None:
         if result.request_id == self._latest_id:

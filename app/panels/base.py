@@ -3,12 +3,14 @@ friendly empty state."""
 
 from __future__ import annotations
 
+import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app.compute import Result
 from app.state import AppState
+from app.widgets.plotting import settle
 
 
 class Panel(QWidget):
@@ -28,6 +30,7 @@ class Panel(QWidget):
         self.state = state
         self.drawn_id = -1
         self._dirty = True
+        self._views: list[pg.GraphicsView] | None = None
         self._stack = QStackedLayout(self)
         self._empty = QLabel()
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -78,7 +81,14 @@ class Panel(QWidget):
                 self._stack.setCurrentIndex(1)
             self.redraw(result)
             self.drawn_id = result.request_id
+            self.settle_views()
         self.drawn.emit()
+
+    def settle_views(self) -> None:
+        """Apply the plots' new ranges now, so Qt paints each changed view once, not twice."""
+        if self._views is None:
+            self._views = self.findChildren(pg.GraphicsView)
+        settle(self._views)
 
     @property
     def is_current(self) -> bool:

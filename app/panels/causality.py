@@ -34,8 +34,11 @@ from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
+from app.widgets.controls import sync_spin
 from app.widgets.diff_heatmap import DiffHeatmapView
 from app.widgets.heatmap import MAX_TICKS
+from app.widgets.reflow_guard import ReflowGuard
+from app.widgets.stable_label import StableLabel
 from engine import STEP_INFO, STEP_NAMES, Step
 from engine.causality import CausalityReport
 
@@ -114,7 +117,9 @@ class CausalityPanel(Panel):
 
         # ----- verdict block -----
         self.badge = ClaimBadge("EXACT", "E11")
-        self.verdict = QLabel()
+        # the verdict and its detail change with every edit: labels that hold their height
+        # within half a line, in guards that keep their relayout to themselves
+        self.verdict = StableLabel()
         self.verdict.setObjectName("causalityVerdict")
         self.verdict.setTextFormat(Qt.TextFormat.RichText)
         self.verdict.setWordWrap(True)
@@ -122,11 +127,11 @@ class CausalityPanel(Panel):
         self.pin_button = QToolButton()
         self.pin_button.setObjectName("pinBaseline")
         self.pin_button.setCheckable(True)
-        self.detail = QLabel()
+        self.detail = StableLabel()
         self.detail.setObjectName("causalityDetail")
         self.detail.setTextFormat(Qt.TextFormat.RichText)
         self.detail.setWordWrap(True)
-        self.hint = QLabel()
+        self.hint = StableLabel()
         self.hint.setObjectName("causalityHint")
         self.hint.setTextFormat(Qt.TextFormat.RichText)
         self.hint.setWordWrap(True)
@@ -209,14 +214,14 @@ class CausalityPanel(Panel):
 
         top = QHBoxLayout()
         top.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
-        top.addWidget(self.verdict, 1)
+        top.addWidget(ReflowGuard(self.verdict), 1)
         top.addWidget(self.pin_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(3)
         layout.addLayout(top)
-        layout.addWidget(self.detail)
-        layout.addWidget(self.hint)
+        layout.addWidget(ReflowGuard(self.detail))
+        layout.addWidget(ReflowGuard(self.hint))
         layout.addWidget(self.pages, 1)
         self.set_body(body)
 
@@ -238,6 +243,8 @@ class CausalityPanel(Panel):
         self._diff_cols: list[str] | None = None
         self._diff_col_kind = ""
         self._mask_size = -1
+        self._bars_view: tuple = ()
+        self._bars_ticks: list = []
 
         self.pin_button.toggled.connect(self._on_pin_toggled)
         self.head_box.valueChanged.connect(self.state.set_head)
@@ -430,10 +437,7 @@ class CausalityPanel(Panel):
         common, k = report.common, report.first_changed
         has_heads = "head" in info.axes
         config = result.trace.config
-        self.head_box.blockSignals(True)
-        self.head_box.setRange(0, config.num_attention_heads - 1)
-        self.head_box.setValue(self.state.head)
-        self.head_box.blockSignals(False)
+        sync_spin(self.head_box, config.num_attention_heads - 1, self.state.head)
         self.head_label.setEnabled(has_heads)
         self.head_box.setEnabled(has_heads)
 
@@ -545,11 +549,16 @@ class CausalityPanel(Panel):
                 label.setText(text, color=colour)
             label.setPos(logs[i] if nonzero[i] else low + zero_width, rows[i])
         span = high - low
-        self.bars.setXRange(low, high + (0.4 * span if n <= MAX_BAR_LABELS else 0), padding=0)
-        self.bars.setYRange(0, n, padding=0)
+        # ranges and ticks only when they change: each call regenerates the axis picture
+        view = ((low, high + (0.4 * span if n <= MAX_BAR_LABELS else 0)), (0, n))
+        if view != self._bars_view:
+            self._bars_view = view
+            self.bars.setRange(xRange=view[0], yRange=view[1], padding=0)
         ticks = [(v, "1" if v == 0 else f"1e{int(v)}")
                  for v in range(int(np.ceil(low / 6) * 6), int(high) + 1, 6)]
-        self.bars.getAxis("bottom").setTicks([ticks, []])
+        if ticks != self._bars_ticks:
+            self._bars_ticks = ticks
+            self.bars.getAxis("bottom").setTicks([ticks, []])
 
     # ----- words -----
     def _token(self, tokens: tuple[str, ...], i: int) -> str:

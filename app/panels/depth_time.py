@@ -28,12 +28,13 @@ from PySide6.QtWidgets import (
 )
 
 from app import palettes
-from app.compute import CONVERGENCE_MAX_TOKENS, Result
+from app.compute import CONVERGENCE_MAX_TOKENS, Result, norm_curve_points
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.animated_heatmap import AnimatedHeatmapView
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.depth_slider import RESOLUTION, DepthSlider
+from app.widgets.plotting import RasterCachedCurve, fast_axes
 from engine.continuous import Convergence
 
 #: (label, seconds for one sweep t = 0 → 1)
@@ -44,14 +45,18 @@ DEFAULT_SPEED = 2
 FRAME_MS = 15
 #: Up to this many tokens each norm curve gets its own colour; beyond, one grey item draws all.
 MAX_COLOURED_CURVES = 16
-#: Beyond this many state entries the norm curves use fewer points (each point is one at(t)).
-LARGE_STATE = 1 << 20
 
 ATTENTION_BRUSH = QColor(70, 130, 220, 28)
 MLP_BRUSH = QColor(230, 140, 40, 28)
 T_PEN = pg.mkPen(QColor(200, 30, 30), width=2)
 EULER_COLOUR = QColor(31, 119, 180)
 SECOND_COLOUR = QColor(214, 110, 20)
+
+
+def _same_curve(curve: pg.PlotCurveItem, xs: np.ndarray, ys: np.ndarray) -> bool:
+    """The curve already shows exactly these points."""
+    return (curve.xData is not None and np.array_equal(curve.xData, xs)
+            and np.array_equal(curve.yData, ys))
 
 
 def token_labels(tokens: tuple[str, ...]) -> list[str]:
@@ -114,7 +119,7 @@ class DepthTimePanel(Panel):
         self._setup_norm_plot()
 
         # ----- convergence to the flow -----
-        self.conv_plot = pg.PlotWidget()
+        self.conv_plot = pg.PlotWidget(axisItems=fast_axes("left", "bottom"))  # grid lines
         self.conv_plot.setObjectName("depthConvPlot")
         self.conv_waiting = QLabel()
         self.conv_waiting.setObjectName("depthConvWaiting")
@@ -181,6 +186,11 @@ class DepthTimePanel(Panel):
         self._shown_conv: Convergence | None = None
         self._legend_names: tuple[str, str] = ("", "")
         self._frame_dirty = False
+        #: what the norm plot shows, so an edit that leaves a curve (or the range, the title)
+        #: as it was touches nothing: a changed item repaints the whole plot
+        self._y_top: float | None = None
+        self._title = ""
+        self._query_shown: tuple[int, int] | None = None  # (id of the norms array, query)
 
         # ----- playback -----
         self.timer = QTimer(self)
@@ -261,7 +271,8 @@ class DepthTimePanel(Panel):
         plot.addItem(self.t_line)
         self.curves: list[pg.PlotCurveItem] = []
         self._one_curve = False  # the curves item draws every token (long inputs)
-        self.query_curve = pg.PlotCurveItem(pen=pg.mkPen((20, 20, 20), width=3))
+        # cached rasters: the t line sweeps over the curves on every animation frame
+        self.query_curve = RasterCachedCurve(pen=pg.mkPen((20, 20, 20), width=3))
         self.query_curve.setZValue(10)
         plot.addItem(self.query_curve)
         self.query_dot = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(200, 30, 30),
@@ -386,8 +397,9 @@ class DepthTimePanel(Panel):
         map_name = palettes.map_for("signed", getattr(self.state, "palette", "classic"))
         self.view.set_matrix(self.source, self.levels, map_name, token_labels(result.tokens),
                              x_title=self.tr("feature"), y_title=self.tr("token"))
-        n_points = 65 if states[0].size <= LARGE_STATE else 17
-        self._norm_times, self._norms = depth.norm_curves(n_points)
+        # computed by the worker with the result (65 or 17 evaluations of u(t))
+        self._norm_times, self._norms = result.norm_curves or depth.norm_curves(
+            norm_curve_points(depth))
         self._draw_norm_curves(result)
         self._shown_t = None
         self._apply_t(force=True)
@@ -397,7 +409,7 @@ class DepthTimePanel(Panel):
         """``count`` curve items on the plot, reused across results (creating items is what
         costs; an edit that keeps the token count creates none)."""
         while len(self.curves) < count:
-            curve = pg.PlotCurveItem()
+            curve = RasterCachedCurve()
             self.norm_plot.addItem(curve)
             self.curves.append(curve)
         while len(self.curves) > count:
@@ -414,33 +426,44 @@ class DepthTimePanel(Panel):
                 if recolour:
                     curve.setPen(pg.mkPen(pg.intColor(i, hues=max(n_tokens, 6), sat=160,
                                                       alpha=200), width=1.5))
-                # connect="all": the item may have drawn every token (with gaps) before
-                curve.setData(times, norms[:, i], connect="all")
+                # an edit of token k leaves the curves of tokens before k as they were
+                if recolour or not _same_curve(curve, times, norms[:, i]):
+                    # connect="all": the item may have drawn every token (with gaps) before
+                    curve.setData(times, norms[:, i], connect="all")
             self._one_curve = False
         else:  # one item for all: NaN-free, the pen lifted between tokens
             xs = np.tile(times, n_tokens)
             ys = norms.T.reshape(-1)
-            connect = np.ones(xs.size, dtype=bool)
-            connect[len(times) - 1::len(times)] = False
             (curve,) = self._curve_items(1)
-            curve.setPen(pg.mkPen(QColor(110, 130, 160, 90), width=1))
-            curve.setData(xs, ys, connect=connect)
+            if not self._one_curve:
+                curve.setPen(pg.mkPen(QColor(110, 130, 160, 90), width=1))
+            if not self._one_curve or not _same_curve(curve, xs, ys):
+                connect = np.ones(xs.size, dtype=bool)
+                connect[len(times) - 1::len(times)] = False
+                curve.setData(xs, ys, connect=connect)
             self._one_curve = True
         top = float(norms.max()) if norms.size else 1.0
-        plot.setYRange(0.0, top * 1.15 if top > 0 else 1.0, padding=0.02)
-        self.attn_text.setPos(0.25, top * 1.15)
-        self.mlp_text.setPos(0.75, top * 1.15)
+        if top != self._y_top:
+            self._y_top = top
+            plot.setYRange(0.0, top * 1.15 if top > 0 else 1.0, padding=0.02)
+            self.attn_text.setPos(0.25, top * 1.15)
+            self.mlp_text.setPos(0.75, top * 1.15)
         self._draw_query_curve()
 
     def _draw_query_curve(self) -> None:
         if self._norms is None or self._result is None:
             return
         q = min(self.state.query, self._norms.shape[1] - 1)
-        self.query_curve.setData(self._norm_times, self._norms[:, q])
+        if not _same_curve(self.query_curve, self._norm_times, self._norms[:, q]):
+            self.query_curve.setData(self._norm_times, self._norms[:, q])
         token = self._result.tokens[q] if q < len(self._result.tokens) else ""
-        self.query_curve.setPen(pg.mkPen(pg.getConfigOption("foreground"), width=3))
-        self.norm_plot.setTitle(self.tr("bold: token %1 “%2”").replace("%1", str(q)).replace(
-            "%2", token), size="8pt")
+        colour = pg.mkColor(pg.getConfigOption("foreground"))
+        if self.query_curve.opts["pen"].color() != colour:  # the theme's foreground
+            self.query_curve.setPen(pg.mkPen(colour, width=3))
+        title = self.tr("bold: token %1 “%2”").replace("%1", str(q)).replace("%2", token)
+        if title != self._title:  # a new title re-lays out the plot
+            self._title = title
+            self.norm_plot.setTitle(title, size="8pt")
 
     # ----- depth time: the per-frame path -----
     def _apply_t(self, force: bool = False) -> None:

@@ -10,6 +10,7 @@ from app import palettes
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
+from app.widgets.controls import sync_spin
 from app.widgets.heatmap import HeatmapView
 from engine import Step
 
@@ -112,10 +113,7 @@ class StepHeatmapPanel(Panel):
         step = result.trace.step(self.state.step)
         config = result.trace.config
         has_heads = "head" in step.axes
-        self.head_box.blockSignals(True)
-        self.head_box.setRange(0, config.num_attention_heads - 1)
-        self.head_box.setValue(self.state.head)
-        self.head_box.blockSignals(False)
+        sync_spin(self.head_box, config.num_attention_heads - 1, self.state.head)
         for w in (self.head_label, self.head_box, self.all_heads):
             w.setEnabled(has_heads)
         kv_step = has_heads and step.array.shape[step.axes.index("head")] != \

@@ -1,0 +1,43 @@
+"""Update spin boxes and combo boxes without the side effects that cost a window relayout.
+
+``QSpinBox.setRange`` always invalidates the box's size hint, and Qt passes that up to the main
+window's dock layout even when the range is the one it had; ``QComboBox.clear`` + ``addItems``
+rebuilds every item when one token changed. These helpers touch only what differs, with the
+widgets' signals blocked (the state, not the widget, is the source of truth).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtWidgets import QComboBox, QSpinBox
+
+
+def sync_spin(box: QSpinBox, maximum: int, value: int) -> None:
+    """Range 0..maximum and ``value``, without emitting ``valueChanged``."""
+    box.blockSignals(True)
+    try:
+        if box.minimum() != 0 or box.maximum() != maximum:
+            box.setRange(0, maximum)
+        if box.value() != value:
+            box.setValue(value)
+    finally:
+        box.blockSignals(False)
+
+
+def sync_combo(box: QComboBox, texts: Sequence[str], current: int) -> None:
+    """Items ``texts`` (changed ones renamed in place) and ``current`` selected, silently."""
+    box.blockSignals(True)
+    try:
+        count = box.count()
+        for i in range(min(count, len(texts))):
+            if box.itemText(i) != texts[i]:
+                box.setItemText(i, texts[i])
+        if len(texts) > count:
+            box.addItems(list(texts[count:]))
+        for i in range(count - 1, len(texts) - 1, -1):
+            box.removeItem(i)
+        if box.currentIndex() != current:
+            box.setCurrentIndex(current)
+    finally:
+        box.blockSignals(False)
