@@ -37,6 +37,7 @@ from app.widgets.claim_badge import ClaimBadge
 from app.widgets.controls import sync_spin
 from app.widgets.diff_heatmap import DiffHeatmapView
 from app.widgets.heatmap import MAX_TICKS
+from app.widgets.plotting import fast_axes
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
 from engine import STEP_INFO, STEP_NAMES, Step
@@ -153,7 +154,7 @@ class CausalityPanel(Panel):
                                          zero_colour=ZERO_COLOUR)
         self.diff_view.setObjectName("causalityDiff")
         self.diff_view.plot.hideAxis("left")  # rows are the overview's rows
-        self.bars = pg.PlotWidget()
+        self.bars = pg.PlotWidget(axisItems=fast_axes("bottom"))
         self.bars.setObjectName("causalityBars")
         self._setup_bars()
         self._setup_overlays()

@@ -114,7 +114,7 @@ class DepthTimePanel(Panel):
         left_layout.addWidget(self.readout)
 
         # ----- norm curves along t -----
-        self.norm_plot = pg.PlotWidget()
+        self.norm_plot = pg.PlotWidget(axisItems=fast_axes("left", "bottom"))
         self.norm_plot.setObjectName("depthNormPlot")
         self._setup_norm_plot()
 
@@ -184,6 +184,7 @@ class DepthTimePanel(Panel):
         self._norms: np.ndarray | None = None  # [n_points, T]
         self._shown_t: float | None = None
         self._shown_conv: Convergence | None = None
+        self._conv_state: tuple | None = None  # what the waiting picture shows (see below)
         self._legend_names: tuple[str, str] = ("", "")
         self._frame_dirty = False
         #: what the norm plot shows, so an edit that leaves a curve (or the range, the title)
@@ -588,6 +589,13 @@ class DepthTimePanel(Panel):
         result = self.state.result
         computing = (conv is None and result is not None
                      and len(result.tokens) <= CONVERGENCE_MAX_TOKENS)
+        # a result and then its "no sweep yet" each ask for the same waiting picture: once
+        shown = (None if conv is not None else
+                 (computing, self._conv_items_have_data(), result is None,
+                  result is not None and len(result.tokens) > CONVERGENCE_MAX_TOKENS))
+        if shown is not None and shown == self._conv_state and not force:
+            return
+        self._conv_state = shown
         if computing and self._conv_items_have_data():
             # typing: keep the last sweep, dimmed, until the new one arrives (no flicker)
             for item in self._conv_items():

@@ -79,6 +79,18 @@ def stats_row(stats: VectorStats) -> tuple[str, str, str]:
     return format_number(stats.mean), format_number(stats.std), format_number(stats.rms)
 
 
+#: Steps a chart's half-height snaps up to (× a power of ten).
+NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def nice_ceil(x: float) -> float:
+    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k at or above ``x`` (> 0): the
+    chart's range, so that typing (a new vector every keystroke) rarely changes its scale and
+    axis — a new range regenerates the axis and its grid, the costliest part of the chart."""
+    power = 10.0 ** np.floor(np.log10(x))
+    return float(next(s * power for s in NICE_STEPS if s * power >= x * (1 - 1e-12)))
+
+
 def _empty_bars(bar: pg.BarGraphItem) -> None:
     if len(bar.opts["height"]):
         bar.setOpts(x=[], height=[])
@@ -384,8 +396,8 @@ class NormComparePanel(Panel):
         if self.mean_line.value() != cmp.input_stats.mean:
             self.mean_line.setPos(cmp.input_stats.mean)
         top = max(float(np.max(np.abs(s))) for s in series.values())
-        top = top if top > 0 else 1.0
-        view = ((-0.6, d - 0.4), (-1.08 * top, 1.08 * top))
+        top = nice_ceil(1.08 * top) if top > 0 else 1.0
+        view = ((-0.6, d - 0.4), (-top, top))
         if view != self._view:
             self._view = view
             self.plot.getViewBox().setRange(xRange=view[0], yRange=view[1], padding=0)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, Signal
 from PySide6.QtGui import QColor
 
 from app import palettes
+from app.widgets.plotting import fast_axes
 
 #: At most this many tick labels on an axis; more tokens get a stride.
 MAX_TICKS = 40
@@ -42,7 +43,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent: object = None, *, colorbar: bool = True) -> None:
         super().__init__(parent)
-        self.plot = self.addPlot(row=0, col=0)
+        self.plot = self.addPlot(row=0, col=0, axisItems=fast_axes("left", "bottom"))
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.invertY(True)  # row 0 (the first token) at the top, like a matrix
