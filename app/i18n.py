@@ -14,6 +14,7 @@ state, so step explanations (``StepInfo.meaning`` / ``meaning_zh``) follow.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -164,6 +165,11 @@ def run_lupdate(ts: Path) -> str:
     cmd = [_tool("pyside6-lupdate"), *map(str, source_files()), "-no-obsolete",
            "-locations", "none", "-ts", str(ts)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    # lupdate reads the "#:" doc comments of our modules as translator comments: drop them,
+    # so the catalogue changes only when a string does
+    text = ts.read_text(encoding="utf-8")
+    ts.write_text(re.sub(r"\n\s*<extracomment>.*?</extracomment>", "", text, flags=re.S),
+                  encoding="utf-8")
     return proc.stdout + proc.stderr
 
 

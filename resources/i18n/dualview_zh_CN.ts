@@ -5,7 +5,6 @@
     <name>AnalogiesPanel</name>
     <message>
         <source>Analogies and what is exact</source>
-        <extracomment>(PAPER.md id, dock object name or &quot;&quot; when only an engine test shows it) Readings that sound like analogies but are exact: (en, zh, id, dock). Dock object name -&gt; (English, Chinese) panel name for the links. the dock a link last opened (for tests)</extracomment>
         <translation>类比，以及其中哪些是精确的</translation>
     </message>
     <message>
@@ -21,7 +20,6 @@
     <name>AttentionGraphPanel</name>
     <message>
         <source>Query token:</source>
-        <extracomment>Weight buckets: bucket b holds weights with b/N ≤ √w &lt; (b+1)/N (a square-root scale, so the small weights of a long row stay visible but thin). Beyond this many tokens only the heaviest links are drawn (the caption says so). Beyond this many masked links only a stride of them is drawn (dashed lines are slow). Tokens with a text label under their node; more tokens get a stride (the query always has one). Pixels a rotated label needs beside its neighbour. Labels are upright and carry the weight when every token gets this many pixels (and there are at most UPRIGHT_LABELS tokens); otherwise they are rotated and show index and text. Pixels: hovering this close to a node or a link shows its numbers. Half-width and height in pixels of the loop drawn for a token&apos;s link to itself. node outlines: a visible key, a masked key (dashed), the query attention weights of the shown row, [T] raw scores q·k/√d of the shown row, [T] True where the key is masked (the future under the causal mask), [T] key token indices drawn in each weight bucket masked key token indices drawn dashed</extracomment>
         <translation>查询词元：</translation>
     </message>
     <message>
@@ -50,7 +48,6 @@
     </message>
     <message>
         <source>masked</source>
-        <extracomment>the token labels on screen, left to right (tests read them)</extracomment>
         <translation>已掩码</translation>
     </message>
     <message>
@@ -106,7 +103,6 @@
     <name>CausalityPanel</name>
     <message>
         <source>Pin baseline</source>
-        <extracomment>An exact zero (bitwise equal) is drawn in this colour: the image shows NaN there, and the view&apos;s background shows through. Light teal stays apart from the map&apos;s pale yellow end, also under deuteranopia and protanopia. |Δ| colour map (log₁₀ scale): pale yellow (rounding) → orange → purple (large). log₁₀|Δ| at the bottom of the colour map: 1e-18, just below float64 rounding of O(1) values. Outline of changed raw scores in earlier rows (they lie in the masked future columns). Shade over the masked (future) triangle j &gt; i of attention maps. Number labels beside the bars up to this many rows; beyond, hover shows the number. Token labels on the overview&apos;s rows and key indices under the difference map, at most Tokens of the baseline quoted in the detail line, at most Draw cell outlines up to this many changed cells (one line item, four edges each). page 0: nothing to compare yet (a big hint); page 1: the views [common, 23] max |Δ| of each row per step (the overview&apos;s numbers) the selected step&apos;s |after − before| (float64, head slice), rows = tokens the selected step&apos;s max |Δ| per row (all heads), as the bars show it (row, col) cells of the diff view outlined: changed raw scores in earlier rows</extracomment>
         <translation>固定基准</translation>
     </message>
     <message>
@@ -340,7 +336,6 @@
     <name>ConvergencePanel</name>
     <message>
         <source>Convergence to the flow</source>
-        <extracomment>the fitted slopes on screen (NaN while the sweep is still running)</extracomment>
         <translation>收敛到连续流</translation>
     </message>
     <message>
@@ -396,7 +391,6 @@
     <name>DepthTimePanel</name>
     <message>
         <source>&lt;b&gt;u(t)&lt;/b&gt; — the residual stream in depth time &lt;span style=&apos;color:#666&apos;&gt;(continuous view)&lt;/span&gt;</source>
-        <extracomment>(label, seconds for one sweep t = 0 → 1) Timer interval while playing (ms); the position follows the clock, not the tick count. Up to this many tokens each norm curve gets its own colour; beyond, one grey item draws all. Beyond this many state entries the norm curves use fewer points (each point is one at(t)). u(t) on screen as float64, exactly ``result.depth.at(t)`` (hover reads it) fixed colour levels for the whole animation: symmetric max over u(0), u(½), u(1)</extracomment>
         <translation>&lt;b&gt;u(t)&lt;/b&gt; —— 深度时间中的残差流 &lt;span style=&apos;color:#666&apos;&gt;（连续视角）&lt;/span&gt;</translation>
     </message>
     <message>
@@ -600,7 +594,6 @@ after attn.</source>
     <name>Docks</name>
     <message>
         <source>Steps</source>
-        <extracomment>Bump when object names or the default arrangement change, so old saved layouts are ignored. English source title; shown through ``QCoreApplication.translate(&quot;Docks&quot;, title)``. &quot;module:Class&quot; of a :class:`Panel` subclass, imported when the window is built. Shown when the window first opens (the rest are in the View menu). Docks outside ``DEFAULT_COLUMNS`` open as a tab behind this dock.</extracomment>
         <translation>步骤</translation>
     </message>
     <message>
@@ -652,7 +645,6 @@ after attn.</source>
     <name>EnergyPanel</name>
     <message>
         <source>Energy through depth</source>
-        <extracomment>Inputs larger than this use the seeded random 8 × 16 input instead of the sentence. (request key, sweep) from the worker thread, delivered queued on the main thread the 64-layer sweep for the current controls, and what is drawn (first N layers)</extracomment>
         <translation>随深度变化的能量</translation>
     </message>
     <message>
@@ -748,7 +740,6 @@ after attn.</source>
     <name>Export</name>
     <message>
         <source>the panel has nothing to draw (is it hidden?)</source>
-        <extracomment>Bump when the ``.npz`` layout changes.</extracomment>
         <translation>面板没有可绘制的内容（是否被隐藏了？）</translation>
     </message>
     <message>
@@ -772,7 +763,6 @@ after attn.</source>
     <name>MainWindow</name>
     <message>
         <source>Dual View — one Qwen3 layer, two views</source>
-        <extracomment>Autosave this long after the last change (ms). Text scale steps for Ctrl + / Ctrl −. Keys without modifiers that belong to a focused text field, spin box, combo box or slider. Warn about a missing CJK font once per process. The last message shown to the person (errors of open/save/export, notices).</extracomment>
         <translation>双视角 —— 一个 Qwen3 层，两种视角</translation>
     </message>
     <message>
@@ -1086,7 +1076,6 @@ after attn.</source>
     <name>NormComparePanel</name>
     <message>
         <source>Token:</source>
-        <extracomment>point of the layer -&gt; (the RMSNorm step that reads it, its weight, depth time) Up to this many features the chart is grouped bars; beyond, one line per series. series -&gt; colour The one-line explanation in both languages (the state&apos;s language picks one). what is on screen (tests read these)</extracomment>
         <translation>词元：</translation>
     </message>
     <message>
@@ -1195,7 +1184,6 @@ after attn.</source>
     <message>
         <source>Type a sentence above to compute the layer.
 在上方输入一句话开始计算。</source>
-        <extracomment>Emitted after a redraw; ``drawn_id`` says which result it drew (0 for the empty state).</extracomment>
         <translation>在上方输入一句话开始计算。
 Type a sentence above to compute the layer.</translation>
     </message>
@@ -1204,7 +1192,6 @@ Type a sentence above to compute the layer.</translation>
     <name>ProjectionPanel</name>
     <message>
         <source>Projection geometry (d = 3)</source>
-        <extracomment>Orthonormal frame: n along (1, 1, 1); e1, e2 span the plane of zero mean. ε slider: position 0 is ε = 0, then 20 positions per decade from 1e-4 to 10. the side view labels its points with their distances; the top view has a key label anchors chosen so the usual picture keeps them apart what is drawn, for tests: the engine&apos;s projections at the current v</extracomment>
         <translation>投影几何（d = 3）</translation>
     </message>
     <message>
@@ -1272,7 +1259,6 @@ Type a sentence above to compute the layer.</translation>
     <name>Sessions</name>
     <message>
         <source>this is not a Dual View session file</source>
-        <extracomment>Held while a window autosaves (QLockFile): a second running copy of the app stays out. A session file is a few kilobytes; anything far larger is not one. ``app.palettes.PALETTES`` keys (kept here so reading a file needs no pyqtgraph).</extracomment>
         <translation>这不是双视角的会话文件</translation>
     </message>
     <message>
@@ -1327,7 +1313,6 @@ Type a sentence above to compute the layer.</translation>
     <name>SplittingPanel</name>
     <message>
         <source>explicit Euler</source>
-        <extracomment>Sentences larger than this use a seeded random 8 × 16 input instead. ε slider: position 0 is ε = 0, then 20 positions per decade from 1e-10 to 1e-1. A gap at or below this is rounding (PAPER.md&apos;s tolerance for E1, E2, E4). |difference|: white at 0 (nothing to see), dark orange at the top of the scale. The engine&apos;s sub-step kinds, translated at run time (listed so lupdate sees them).</extracomment>
         <translation>显式欧拉</translation>
     </message>
     <message>
@@ -1340,7 +1325,6 @@ Type a sentence above to compute the layer.</translation>
     </message>
     <message>
         <source>Splitting = block</source>
-        <extracomment>name -&gt; (title, image); titles are pixel-sized text above each cell</extracomment>
         <translation>算子拆分 = 一个块</translation>
     </message>
     <message>
@@ -1408,7 +1392,6 @@ Type a sentence above to compute the layer.</translation>
     <name>StepHeatmapPanel</name>
     <message>
         <source>token</source>
-        <extracomment>Language code -&gt; its own name (menus show each language in itself). The translation catalogue base name and the locale of each non-English language.</extracomment>
         <translation>词元</translation>
     </message>
     <message>
@@ -1425,7 +1408,6 @@ Type a sentence above to compute the layer.</translation>
     </message>
     <message>
         <source>Head:</source>
-        <extracomment>float64 matrix on screen, so hover shows exact values, not the float32 display copy</extracomment>
         <translation>头：</translation>
     </message>
     <message>
@@ -1449,7 +1431,6 @@ Type a sentence above to compute the layer.</translation>
     <name>StepListPanel</name>
     <message>
         <source>step</source>
-        <extracomment>The only two steps that move depth time; the other 20 evaluate the right-hand side.</extracomment>
         <translation>步骤</translation>
     </message>
     <message>
@@ -1469,7 +1450,6 @@ Type a sentence above to compute the layer.</translation>
     <name>TemperaturePanel</name>
     <message>
         <source>Softmax temperature</source>
-        <extracomment>The slider runs over τ = multiplier·√d with the multiplier from 1e-3 to 1e3. Multipliers of the entropy-vs-τ curve (computed once per result and head). |log τ| below this counts as &quot;τ = 1&quot; for the E18 note (about one slider step each side). every row&apos;s entropy against τ, thin; the selected query row bold on top what is on screen, for tests and the benchmark</extracomment>
         <translation>softmax 温度</translation>
     </message>
     <message>
@@ -1553,7 +1533,6 @@ Type a sentence above to compute the layer.</translation>
     <name>TokenEditor</name>
     <message>
         <source>Text:</source>
-        <extracomment>(label, text). The last one is set up for the causality demo: edit its final token. Chips shown at most; a longer input says how many more there are.</extracomment>
         <translation>文本：</translation>
     </message>
     <message>
@@ -1579,7 +1558,6 @@ Type a sentence above to compute the layer.</translation>
     <name>TourPanel</name>
     <message>
         <source>◀ Back</source>
-        <extracomment>badge -&gt; (background, text); the same colours as the panels&apos; claim badges. The texts the causality stops type (the last word changes, then a word is appended). &quot;discrete&quot;, &quot;continuous&quot; or &quot;causality&quot; Docks to highlight, first one present wins. Text to put in the editor on arrival (None: leave what the learner typed).</extracomment>
         <translation>◀ 上一步</translation>
     </message>
     <message>
