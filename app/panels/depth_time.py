@@ -34,7 +34,7 @@ from app.state import AppState
 from app.widgets.animated_heatmap import AnimatedHeatmapView
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.depth_slider import RESOLUTION, DepthSlider
-from app.widgets.plotting import RasterCachedCurve, fast_axes
+from app.widgets.plotting import BundleCurve, RasterCachedCurve, fast_axes
 from engine.continuous import Convergence
 
 #: (label, seconds for one sweep t = 0 → 1)
@@ -271,6 +271,8 @@ class DepthTimePanel(Panel):
         self.t_line.setZValue(20)
         plot.addItem(self.t_line)
         self.curves: list[pg.PlotCurveItem] = []
+        #: draws every token's curve of a long input, keeping the unchanged ones as a raster
+        self._bundle: BundleCurve | None = None
         self._one_curve = False  # the curves item draws every token (long inputs)
         # cached rasters: the t line sweeps over the curves on every animation frame
         self.query_curve = RasterCachedCurve(pen=pg.mkPen((20, 20, 20), width=3))
@@ -409,6 +411,9 @@ class DepthTimePanel(Panel):
     def _curve_items(self, count: int) -> list[pg.PlotCurveItem]:
         """``count`` curve items on the plot, reused across results (creating items is what
         costs; an edit that keeps the token count creates none)."""
+        if self.curves and self.curves[0] is self._bundle:
+            self.curves = []
+            self._bundle.setData([], [])  # (kept for the next long input)
         while len(self.curves) < count:
             curve = RasterCachedCurve()
             self.norm_plot.addItem(curve)
@@ -435,7 +440,15 @@ class DepthTimePanel(Panel):
         else:  # one item for all: NaN-free, the pen lifted between tokens
             xs = np.tile(times, n_tokens)
             ys = norms.T.reshape(-1)
-            (curve,) = self._curve_items(1)
+            if self.curves and self.curves[0] is not self._bundle:
+                for item in self.curves:  # the per-token items of a short input
+                    self.norm_plot.removeItem(item)
+                self.curves = []
+            if self._bundle is None:
+                self._bundle = BundleCurve()
+                self.norm_plot.addItem(self._bundle)
+            curve = self._bundle
+            self.curves = [curve]
             if not self._one_curve:
                 curve.setPen(pg.mkPen(QColor(110, 130, 160, 90), width=1))
             if not self._one_curve or not _same_curve(curve, xs, ys):
