@@ -62,7 +62,9 @@ EXCLUDES = [
 #: xdg-desktop-portal theme, PNG/JPEG/GIF/SVG/ICO, svg icons, input contexts (ibus, compose).
 #: Checked: the self-test passes offscreen and under Xvfb without them.
 DROP_GLOBS = [
-    "PySide6/*translations/*",  # Qt's own UI translations (the app ships its own)
+    # Qt's own UI translations, all but the Chinese one the app loads (standard dialog
+    # buttons and key names in the shortcuts sheet); KEEP_GLOBS wins over these
+    "PySide6/*translations/*",
     "PySide6/*plugins/platforms/*qeglfs*",
     "PySide6/*plugins/platforms/*qlinuxfb*",
     "PySide6/*plugins/platforms/*qminimal*",
@@ -147,8 +149,14 @@ def hidden_imports() -> list[str]:
     return names
 
 
+#: Exceptions to DROP_GLOBS.
+KEEP_GLOBS = ["PySide6/*translations/qtbase_zh_CN.qm"]
+
+
 def dropped(dest_name: str) -> bool:
     name = dest_name.replace("\\", "/")
+    if any(fnmatch.fnmatch(name, pattern) for pattern in KEEP_GLOBS):
+        return False
     return any(fnmatch.fnmatch(name, pattern) for pattern in DROP_GLOBS)
 
 

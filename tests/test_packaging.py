@@ -359,3 +359,10 @@ def test_bundle_selftest_offline_without_fonts_writes_the_window(built, tmp_path
             samples += 1
     assert len(colours) > 200, f"only {len(colours)} colours: blank or broken screenshot"
     assert off_background / samples > 0.05
+
+
+def test_the_chinese_qt_translation_is_kept_and_the_rest_dropped():
+    """Standard dialog buttons and key names follow the app into Chinese in the bundle."""
+    assert not cfg.dropped("PySide6/Qt/translations/qtbase_zh_CN.qm")
+    assert cfg.dropped("PySide6/Qt/translations/qtbase_de.qm")
+    assert cfg.dropped("PySide6/Qt/translations/qtdeclarative_zh_CN.qm")
