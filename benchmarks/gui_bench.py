@@ -3,6 +3,15 @@
 Prints median and p95 edit latency at the default size (the toy layer, an example sentence),
 at T = 256 and T = 512, and the animation's frames per second with every default dock visible.
 The last line is one JSON object. Run: ``python benchmarks/gui_bench.py``.
+
+One edit is timed from setting the text until the worker's result is accepted, every visible
+panel redrew it, and Qt delivered the paint events those redraws posted. While the worker
+computes, the main thread waits for events the way the running app does (blocked in the event
+loop); ``--spin`` polls ``processEvents`` instead, as this script did before — the busy main
+thread then competes with the worker for the GIL and a core, which slows the compute itself.
+
+``--breakdown`` adds, per size, each panel's median redraw time and each plot's median paint
+time per edit (``redraw_ms_<size>``, ``paint_ms_<size>``) to the JSON.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ import os
 import statistics
 import sys
 import time
+from collections import defaultdict
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
@@ -22,24 +32,97 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from app.__main__ import build_app
 
+SPIN = "--spin" in sys.argv
+BREAKDOWN = "--breakdown" in sys.argv
+
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
-def edit_latency(app, window, texts: list[str]) -> list[float]:
+class Breakdown:
+    """Per-edit time of each panel's redraw and each plot's paint (``--breakdown``)."""
+
+    def __init__(self) -> None:
+        self.current: dict[str, float] = defaultdict(float)
+        self.edits: list[dict[str, float]] = []
+
+    def wrap_paints(self) -> None:
+        """Before any plot exists (PySide looks a Python override up once per class)."""
+        import pyqtgraph as pg
+
+        original = pg.GraphicsView.paintEvent
+        current = self.current
+
+        def paint_event(view: pg.GraphicsView, event: object) -> None:
+            start = time.perf_counter()
+            try:
+                original(view, event)
+            finally:
+                current["paint " + _dock_of(view)] += (time.perf_counter() - start) * 1e3
+
+        pg.GraphicsView.paintEvent = paint_event
+
+    def wrap_redraws(self, window: object) -> None:
+        for name, panel in window.panels.items():  # type: ignore[attr-defined]
+            original = panel.redraw
+
+            def redraw(result: object, _original=original, _name=name) -> None:
+                start = time.perf_counter()
+                try:
+                    _original(result)
+                finally:
+                    self.current["redraw " + _name] += (time.perf_counter() - start) * 1e3
+
+            panel.redraw = redraw
+
+    def next_edit(self) -> None:
+        self.edits.append(dict(self.current))
+        self.current.clear()
+
+    def medians(self, kind: str) -> dict[str, float]:
+        keys = sorted({k for edit in self.edits for k in edit if k.startswith(kind + " ")})
+        return {k.split(" ", 1)[1]: round(statistics.median(e.get(k, 0.0) for e in self.edits),
+                                          2) for k in keys}
+
+
+def _dock_of(widget: object) -> str:
+    names = []
+    while widget is not None:
+        name = widget.objectName()  # type: ignore[attr-defined]
+        if name.endswith("Dock"):
+            return name + ("/" + names[0] if names else "")
+        if name:
+            names.append(name)
+        widget = widget.parent()  # type: ignore[attr-defined]
+    return "?"
+
+
+def wait_until(app, done) -> None:
+    from PySide6.QtCore import QEventLoop
+
+    while not done():
+        if SPIN:
+            app.processEvents()
+        else:  # blocked until an event arrives (the worker's result), as in app.exec()
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+
+
+def edit_latency(app, window, texts: list[str], breakdown: Breakdown | None = None
+                 ) -> list[float]:
     """One edit: set the text, wait until the worker's result is accepted and every visible
     panel redrew it, then let Qt paint what changed (the paint events the redraws posted)."""
     times = []
     for text in texts:
         t0 = time.perf_counter()
         window.editor.set_text(text)
-        while not (window.state.result is not None and window.state.result.text == text
-                   and window.all_panels_current()):
-            app.processEvents()
+        wait_until(app, lambda text=text: window.state.result is not None
+                   and window.state.result.text == text and window.all_panels_current())
         app.processEvents()  # deliver the UpdateRequest: the changed widgets paint here
         times.append((time.perf_counter() - t0) * 1e3)
+        if breakdown is not None:
+            breakdown.next_edit()
     return times
 
 
@@ -51,28 +134,41 @@ def sentences(n_tokens: int, count: int) -> list[str]:
 
 def main() -> None:
     app = build_app(sys.argv[:1])
+    breakdown = Breakdown() if BREAKDOWN else None
+    if breakdown is not None:
+        breakdown.wrap_paints()
     from app.mainwindow import MainWindow
 
     window = MainWindow(persist_layout=False, initial_text=None)
     window.show()
     app.processEvents()
-    figures: dict[str, float] = {}
+    if breakdown is not None:
+        breakdown.wrap_redraws(window)
+    figures: dict[str, object] = {}
 
     default_texts = [f"我爱北京天安门 第{k}" for k in range(60)]
     edit_latency(app, window, default_texts[:5])  # warm up
     for label, texts in (("default", default_texts), ("T256", sentences(256, 30)),
                          ("T512", sentences(512, 30))):
-        times = edit_latency(app, window, texts)
+        if breakdown is not None:
+            breakdown.edits.clear()
+            breakdown.current.clear()
+        times = edit_latency(app, window, texts, breakdown)
         figures[f"edit_median_ms_{label}"] = round(statistics.median(times), 2)
         figures[f"edit_p95_ms_{label}"] = round(percentile(times, 95), 2)
         print(f"edit -> repaint {label:8s} T={len(window.state.result.tokens):4d}: "
               f"median {statistics.median(times):7.2f} ms  p95 {percentile(times, 95):7.2f} ms")
+        if breakdown is not None:
+            redraw, paint = breakdown.medians("redraw"), breakdown.medians("paint")
+            figures[f"redraw_ms_{label}"], figures[f"paint_ms_{label}"] = redraw, paint
+            print("  redraw (median ms per edit):", redraw)
+            print("  paint  (median ms per edit):", paint)
 
     # animation: every default dock visible, t advancing as the play timer would
     window.editor.set_text(default_texts[0])
-    while not (window.state.result and window.state.result.text == default_texts[0]
-               and window.all_panels_current()):
-        app.processEvents()
+    wait_until(app, lambda: window.state.result is not None
+               and window.state.result.text == default_texts[0]
+               and window.all_panels_current())
     frames = 300
     t0 = time.perf_counter()
     for k in range(frames):
@@ -84,7 +180,7 @@ def main() -> None:
 
     window.close()
     window.bridge.shutdown()
-    print(json.dumps(figures))
+    print(json.dumps(figures, ensure_ascii=False))
 
 
 if __name__ == "__main__":

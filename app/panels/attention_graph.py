@@ -30,6 +30,7 @@ from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.controls import sync_combo, sync_spin
+from app.widgets.plotting import DeviceDashedCurve
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
 
@@ -187,7 +188,7 @@ class AttentionGraphPanel(Panel):
         masked_pen.setWidthF(1.2)
         masked_pen.setStyle(Qt.PenStyle.DashLine)
         masked_pen.setCosmetic(True)
-        self.masked_curve = pg.PlotCurveItem(connect="pairs", pen=masked_pen, antialias=True)
+        self.masked_curve = DeviceDashedCurve(connect="pairs", pen=masked_pen, antialias=True)
         self.masked_curve.setZValue(0)
         self.plot.addItem(self.masked_curve)
         self.nodes = pg.ScatterPlotItem(pxMode=True)

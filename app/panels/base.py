@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app.compute import Result
 from app.state import AppState
-from app.widgets.plotting import settle
+from app.widgets.plotting import one_clip_rect, settle
 
 
 class Panel(QWidget):
@@ -88,6 +88,8 @@ class Panel(QWidget):
         """Apply the plots' new ranges now, so Qt paints each changed view once, not twice."""
         if self._views is None:
             self._views = self.findChildren(pg.GraphicsView)
+            for view in self._views:
+                one_clip_rect(view)
         settle(self._views)
 
     @property
