@@ -30,7 +30,7 @@ from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.controls import sync_combo, sync_spin
-from app.widgets.plotting import DeviceDashedCurve
+from app.widgets.plotting import DeviceDashedCurve, QuietTextItem, fast_axes
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
 
@@ -167,12 +167,12 @@ class AttentionGraphPanel(Panel):
         self.readout.setObjectName("attnReadout")
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self.graph = pg.PlotWidget()
+        self.graph = pg.PlotWidget(axisItems=fast_axes())  # (hidden ones)
         self.graph.setObjectName("attnGraph")
         self.graph.setMinimumHeight(160)
         self.plot = self.graph.getPlotItem()
-        self.plot.hideAxis("left")
-        self.plot.hideAxis("bottom")
+        for side in ("left", "bottom", "right", "top"):
+            self.plot.hideAxis(side)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
@@ -194,7 +194,7 @@ class AttentionGraphPanel(Panel):
         self.nodes = pg.ScatterPlotItem(pxMode=True)
         self.nodes.setZValue(20)
         self.plot.addItem(self.nodes)
-        self.masked_text = pg.TextItem(color=QColor(110, 110, 110), anchor=(0.0, 1.0),
+        self.masked_text = QuietTextItem(color=QColor(110, 110, 110), anchor=(0.0, 1.0),
                                        fill=QColor(255, 255, 255, 210))
         self.masked_text.setZValue(21)
         self.plot.addItem(self.masked_text)
@@ -384,8 +384,8 @@ class AttentionGraphPanel(Panel):
         self.nodes.setData(x=np.arange(n, dtype=np.float64), y=np.zeros(n), size=sizes,
                            brush=brushes, pen=pens, data=np.arange(n), symbol="o")
 
-    def _new_label(self) -> pg.TextItem:
-        item = pg.TextItem(anchor=(0.5, 0.0))
+    def _new_label(self) -> QuietTextItem:
+        item = QuietTextItem(anchor=(0.5, 0.0))
         item.setFont(self._label_font)
         item.textItem.document().setDefaultTextOption(QTextOption(Qt.AlignmentFlag.AlignHCenter))
         item.setZValue(22)

@@ -37,7 +37,7 @@ from app.widgets.claim_badge import ClaimBadge
 from app.widgets.controls import sync_spin
 from app.widgets.diff_heatmap import DiffHeatmapView
 from app.widgets.heatmap import MAX_TICKS
-from app.widgets.plotting import fast_axes
+from app.widgets.plotting import QuietTextItem, fast_axes, left_bottom_only
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
 from engine import STEP_INFO, STEP_NAMES, Step
@@ -154,7 +154,7 @@ class CausalityPanel(Panel):
                                          zero_colour=ZERO_COLOUR)
         self.diff_view.setObjectName("causalityDiff")
         self.diff_view.plot.hideAxis("left")  # rows are the overview's rows
-        self.bars = pg.PlotWidget(axisItems=fast_axes("bottom"))
+        self.bars = pg.PlotWidget(axisItems=fast_axes())
         self.bars.setObjectName("causalityBars")
         self._setup_bars()
         self._setup_overlays()
@@ -267,6 +267,7 @@ class CausalityPanel(Panel):
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
         plot.invertY(True)
+        left_bottom_only(plot)
         plot.hideAxis("left")
         plot.getViewBox().setBackgroundColor(None)
         self.bar_item = pg.BarGraphItem(x0=[], y=[], height=[], width=[])
@@ -535,7 +536,7 @@ class CausalityPanel(Panel):
         # number labels: text items are costly to make, so a pool is reused across redraws
         count = n if n <= MAX_BAR_LABELS else 0
         while len(self.bar_labels) < count:
-            label = pg.TextItem(anchor=(0.0, 0.5))
+            label = QuietTextItem(anchor=(0.0, 0.5))
             self.bars.addItem(label)
             self.bar_labels.append(label)
             self._bar_label_state.append(None)

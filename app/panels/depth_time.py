@@ -34,7 +34,13 @@ from app.state import AppState
 from app.widgets.animated_heatmap import AnimatedHeatmapView
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.depth_slider import RESOLUTION, DepthSlider
-from app.widgets.plotting import BundleCurve, RasterCachedCurve, fast_axes
+from app.widgets.plotting import (
+    BundleCurve,
+    QuietTextItem,
+    RasterCachedCurve,
+    fast_axes,
+    left_bottom_only,
+)
 from engine.continuous import Convergence
 
 #: (label, seconds for one sweep t = 0 → 1)
@@ -114,12 +120,14 @@ class DepthTimePanel(Panel):
         left_layout.addWidget(self.readout)
 
         # ----- norm curves along t -----
-        self.norm_plot = pg.PlotWidget(axisItems=fast_axes("left", "bottom"))
+        self.norm_plot = pg.PlotWidget(axisItems=fast_axes())
+        left_bottom_only(self.norm_plot)
         self.norm_plot.setObjectName("depthNormPlot")
         self._setup_norm_plot()
 
         # ----- convergence to the flow -----
-        self.conv_plot = pg.PlotWidget(axisItems=fast_axes("left", "bottom"))  # grid lines
+        self.conv_plot = pg.PlotWidget(axisItems=fast_axes())  # grid lines
+        left_bottom_only(self.conv_plot)
         self.conv_plot.setObjectName("depthConvPlot")
         self.conv_waiting = QLabel()
         self.conv_waiting.setObjectName("depthConvWaiting")
@@ -259,8 +267,8 @@ class DepthTimePanel(Panel):
             region.setZValue(-10)
             plot.addItem(region)
         # mid tones: readable on the light and the dark theme
-        self.attn_text = pg.TextItem(anchor=(0.5, 0.0), color=(70, 130, 220))
-        self.mlp_text = pg.TextItem(anchor=(0.5, 0.0), color=(215, 120, 30))
+        self.attn_text = QuietTextItem(anchor=(0.5, 0.0), color=(70, 130, 220))
+        self.mlp_text = QuietTextItem(anchor=(0.5, 0.0), color=(215, 120, 30))
         plot.addItem(self.attn_text, ignoreBounds=True)
         plot.addItem(self.mlp_text, ignoreBounds=True)
         self.half_line = pg.InfiniteLine(0.5, pen=pg.mkPen((120, 120, 120),
@@ -303,7 +311,7 @@ class DepthTimePanel(Panel):
         self.layer_marker = pg.ScatterPlotItem(size=13, symbol="o", brush=pg.mkBrush(None),
                                                pen=pg.mkPen(QColor(200, 30, 30), width=2))
         plot.addItem(self.layer_marker)
-        self.layer_text = pg.TextItem(anchor=(0.0, 1.0), color=(200, 30, 30))
+        self.layer_text = QuietTextItem(anchor=(0.0, 1.0), color=(200, 30, 30))
         plot.addItem(self.layer_text, ignoreBounds=True)
         plot.getAxis("bottom").setTicks([[(np.log10(n), str(n)) for n in (1, 2, 4, 8, 16, 32, 64)],
                                          []])

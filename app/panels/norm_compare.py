@@ -33,7 +33,7 @@ from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.controls import sync_combo
-from app.widgets.plotting import fast_axes
+from app.widgets.plotting import fast_axes, left_bottom_only
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
 from engine.norms import NormComparison, VectorStats, compare_norms
@@ -131,7 +131,8 @@ class NormComparePanel(Panel):
         self.identity.setWordWrap(True)
         self.identity.setStyleSheet("color: #333;")
 
-        self.graph = pg.PlotWidget(axisItems=fast_axes("left", "bottom"))  # a grid: fast lines
+        self.graph = pg.PlotWidget(axisItems=fast_axes())  # a grid: fast lines
+        left_bottom_only(self.graph)
         self.graph.setObjectName("normGraph")
         self.graph.setMinimumHeight(110)
         # no size hint of its own: the chart takes what the text leaves, down to its minimum

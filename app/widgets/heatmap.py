@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF, Signal
 from PySide6.QtGui import QColor
 
 from app import palettes
-from app.widgets.plotting import fast_axes
+from app.widgets.plotting import fast_axes, left_bottom_only
 
 #: At most this many tick labels on an axis; more tokens get a stride.
 MAX_TICKS = 40
@@ -43,7 +43,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent: object = None, *, colorbar: bool = True) -> None:
         super().__init__(parent)
-        self.plot = self.addPlot(row=0, col=0, axisItems=fast_axes("left", "bottom"))
+        self.plot = self.addPlot(row=0, col=0, axisItems=fast_axes())
+        left_bottom_only(self.plot)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.invertY(True)  # row 0 (the first token) at the top, like a matrix

@@ -41,7 +41,16 @@ import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import debug
 from PySide6.QtCore import QPoint, QRectF, Qt
-from PySide6.QtGui import QColor, QPaintEngine, QPainter, QPen, QPicture, QPixmap, QTransform
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QPaintEngine,
+    QPainter,
+    QPen,
+    QPicture,
+    QPixmap,
+    QTransform,
+)
 from PySide6.QtWidgets import QGraphicsView
 
 
@@ -77,6 +86,30 @@ class FastAxisItem(pg.AxisItem):
         if not _raster_paint(self, p, self._picture_version, self.boundingRect(),
                              self.picture.play):
             self.picture.play(p)
+
+    # Restyling (font scale, presentation mode, theme) sets fonts, widths and labels again after
+    # every redraw; pyqtgraph regenerates the axis picture on each call, even for equal values.
+    def setTickFont(self, font: QFont) -> None:
+        if self.style["tickFont"] is not None and QFont(font) == self.style["tickFont"]:
+            return
+        super().setTickFont(font)
+
+    def setWidth(self, w: int | None = None) -> None:
+        if w is not None and w == self.fixedWidth:
+            return
+        super().setWidth(w)
+
+    def setHeight(self, h: int | None = None) -> None:
+        if h is not None and h == self.fixedHeight:
+            return
+        super().setHeight(h)
+
+    def _updateLabel(self) -> None:
+        html = self.labelString()
+        if html == getattr(self, "_label_html", None):
+            return
+        self._label_html = html
+        super()._updateLabel()
 
     def drawPicture(self, p: QPainter, axisSpec: tuple, tickSpecs: list,
                     textSpecs: list) -> None:
@@ -122,9 +155,27 @@ def _fill(p: QPainter, rects: list[QRectF], colour: QColor) -> None:
     p.setBrush(Qt.BrushStyle.NoBrush)
 
 
-def fast_axes(*names: str) -> dict[str, FastAxisItem]:
-    """``axisItems`` for a PlotItem / PlotWidget: a FastAxisItem for each side named."""
-    return {name: FastAxisItem(name) for name in names or ("left", "bottom")}
+def fast_axes() -> dict[str, FastAxisItem]:
+    """``axisItems`` for a PlotItem / PlotWidget: a FastAxisItem on every side (the hidden
+    ones too: restyling visits them after every redraw). pyqtgraph shows every axis it is
+    given: call :func:`left_bottom_only` on the plot afterwards."""
+    return {name: FastAxisItem(name) for name in ("left", "bottom", "right", "top")}
+
+
+def left_bottom_only(plot: pg.PlotItem | pg.PlotWidget) -> None:
+    """Hide the top and right axes again, as a plot has them by default."""
+    plot.hideAxis("top")
+    plot.hideAxis("right")
+
+
+class QuietTextItem(pg.TextItem):
+    """A TextItem that ignores being given the font it already has (restyling does that after
+    every redraw, and each time the text was laid out again)."""
+
+    def setFont(self, font: QFont) -> None:
+        if QFont(font) == self.textItem.font():
+            return
+        super().setFont(font)
 
 
 class RasterCachedCurve(pg.PlotCurveItem):
