@@ -10,6 +10,11 @@ computes, the main thread waits for events the way the running app does (blocked
 loop); ``--spin`` polls ``processEvents`` instead, as this script did before — the busy main
 thread then competes with the worker for the GIL and a core, which slows the compute itself.
 
+``edit_after_pause_ms_*``: typing resumed after a pause. The edit that ends the pause is
+answered and its convergence sweep starts (a lone request sweeps at once); the next keystroke
+follows 50 ms later and is timed — it used to wait for the sweep to finish (0.1 s at the
+default size, seconds at T = 200), now it cancels it.
+
 ``--breakdown`` adds, per size, each panel's median redraw time and each plot's median paint
 time per edit (``redraw_ms_<size>``, ``paint_ms_<size>``) to the JSON.
 """
@@ -126,6 +131,24 @@ def edit_latency(app, window, texts: list[str], breakdown: Breakdown | None = No
     return times
 
 
+def edit_after_pause(app, window, texts: list[str]) -> list[float]:
+    """Pairs of edits: the first after a 0.6 s pause (its sweep starts), the second 50 ms after
+    the first was painted; the second is timed."""
+    times = []
+    for first, second in zip(texts[0::2], texts[1::2], strict=False):
+        settle = time.perf_counter() + 0.6
+        while time.perf_counter() < settle:
+            app.processEvents()
+            time.sleep(0.01)
+        edit_latency(app, window, [first])
+        resume = time.perf_counter() + 0.05
+        while time.perf_counter() < resume:
+            app.processEvents()
+            time.sleep(0.005)
+        times += edit_latency(app, window, [second])
+    return times
+
+
 def sentences(n_tokens: int, count: int) -> list[str]:
     """``count`` texts of ``n_tokens`` tokens whose last token differs (the classroom edit)."""
     base = " ".join(f"w{i % 97}" for i in range(n_tokens - 1))
@@ -163,6 +186,13 @@ def main() -> None:
             figures[f"redraw_ms_{label}"], figures[f"paint_ms_{label}"] = redraw, paint
             print("  redraw (median ms per edit):", redraw)
             print("  paint  (median ms per edit):", paint)
+
+    for label, texts in (("default", [f"我爱北京天安门 停{k}" for k in range(10)]),
+                         ("T200", sentences(200, 10))):
+        times = edit_after_pause(app, window, texts)
+        figures[f"edit_after_pause_ms_{label}"] = round(statistics.median(times), 2)
+        print(f"edit after a pause {label:8s}: median {statistics.median(times):7.2f} ms "
+              f"(max {max(times):.0f} ms)")
 
     # animation: every default dock visible, t advancing as the play timer would
     window.editor.set_text(default_texts[0])
