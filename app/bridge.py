@@ -19,6 +19,7 @@ import threading
 import time
 import traceback
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from app.compute import Request, Result, compute, compute_convergence
@@ -125,7 +126,10 @@ class EngineBridge(QObject):
                 self._sweeping = threading.get_ident()
         conv, cancelled = None, False
         try:
-            conv = compute_convergence(request, result)
+            # the cancel may land inside a nested np.errstate's exit: this outer one restores
+            # numpy's error state for the worker's next compute either way
+            with np.errstate(**np.geterr()):
+                conv = compute_convergence(request, result)
         except SweepCancelled:
             cancelled = True
         except Exception:
