@@ -16,6 +16,17 @@ def _settings_in_tmp(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def restore_view(qapp):
+    """Put the app-wide view settings (language, theme, text size) back after a test."""
+    yield
+    from app import i18n, presentation, theme
+
+    i18n.translations().apply("en")
+    theme.apply_theme("light")
+    presentation.apply_app_font(1.0)
+
+
+@pytest.fixture
 def make_window(qtbot):
     """Build a main window (async worker unless sync=True); closed and joined after the test."""
     import pyqtgraph as pg

@@ -9,17 +9,11 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QGuiApplication, QImage
 
-from app import i18n, presentation, theme
 from app.docks import DOCKS
 from engine import STEP_NAMES
 
-
-@pytest.fixture(autouse=True)
-def _restore_view(qapp):
-    yield
-    i18n.translations().apply("en")
-    theme.apply_theme("light")
-    presentation.apply_app_font(1.0)
+# English, light theme, normal text size again after each test (app-wide settings)
+pytestmark = pytest.mark.usefixtures("restore_view")
 
 
 @pytest.fixture

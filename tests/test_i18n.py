@@ -7,17 +7,13 @@ import xml.etree.ElementTree as ET
 import pytest
 from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
 
-from app import i18n, presentation, theme
+from app import i18n
 
 TOOLS = shutil.which("pyside6-lupdate") and shutil.which("pyside6-lrelease")
 
 
-@pytest.fixture(autouse=True)
-def _restore_view(qapp):
-    yield
-    i18n.translations().apply("en")
-    theme.apply_theme("light")
-    presentation.apply_app_font(1.0)
+# English, light theme, normal text size again after each test (app-wide settings)
+pytestmark = pytest.mark.usefixtures("restore_view")
 
 
 def messages(ts_file):

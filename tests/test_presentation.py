@@ -9,15 +9,10 @@ import pytest
 from PySide6.QtGui import QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
-from app import i18n, palettes, presentation, theme
+from app import palettes, presentation
 
-
-@pytest.fixture(autouse=True)
-def _restore_view(qapp):
-    yield
-    i18n.translations().apply("en")
-    theme.apply_theme("light")
-    presentation.apply_app_font(1.0)
+# English, light theme, normal text size again after each test (app-wide settings)
+pytestmark = pytest.mark.usefixtures("restore_view")
 
 
 def axes(widget):

@@ -12,17 +12,12 @@ import pytest
 from conftest import wait_for_text
 from PySide6.QtWidgets import QMessageBox
 
-from app import i18n, presentation, sessions, theme
+from app import sessions
 from app.mainwindow import settings_dir
 from engine import Qwen3Config
 
-
-@pytest.fixture(autouse=True)
-def _restore_view(qapp):
-    yield
-    i18n.translations().apply("en")
-    theme.apply_theme("light")
-    presentation.apply_app_font(1.0)
+# English, light theme, normal text size again after each test (app-wide settings)
+pytestmark = pytest.mark.usefixtures("restore_view")
 
 
 def snapshot(window):

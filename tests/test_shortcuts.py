@@ -6,15 +6,10 @@ from conftest import wait_for_text
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from app import i18n, presentation, theme
+from app import presentation
 
-
-@pytest.fixture(autouse=True)
-def _restore_view(qapp):
-    yield
-    i18n.translations().apply("en")
-    theme.apply_theme("light")
-    presentation.apply_app_font(1.0)
+# English, light theme, normal text size again after each test (app-wide settings)
+pytestmark = pytest.mark.usefixtures("restore_view")
 
 
 def ready(make_window, qtbot, text="a b c"):

@@ -9,17 +9,11 @@ from conftest import wait_for_text
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from app import i18n, presentation, theme
 from app.tour import BADGES, CAUSAL_EDITED, CAUSAL_TEXT, STOPS
 from engine import STEP_NAMES
 
-
-@pytest.fixture(autouse=True)
-def _restore_view(qapp):
-    yield
-    i18n.translations().apply("en")
-    theme.apply_theme("light")
-    presentation.apply_app_font(1.0)
+# English, light theme, normal text size again after each test (app-wide settings)
+pytestmark = pytest.mark.usefixtures("restore_view")
 
 
 def test_the_lesson_has_the_steps_in_order_then_continuous_then_causality():
