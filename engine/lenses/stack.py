@@ -15,11 +15,14 @@ growth layer after layer. α = 0 makes pre-norm and no-norm stacks the identity 
 post-norm cannot be, since its norm sits on the stream itself (α = 0 leaves u ← LN(u)).
 
 Weights are drawn once per (seed, shape) for 64 layers at unit scale and cached; ``init_scale``
-multiplies them, so moving N, α or the scale never redraws the random numbers.
+multiplies them, so moving N, α or the scale never redraws the random numbers. A sweep makes
+~30 numpy calls a layer for all three variants at once: ~4 ms for 64 layers (issue 6 asks for
+under 100 ms; the energy panel recomputes it inside a slider move).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -95,24 +98,6 @@ def _unit_weights(seed: int, d_model: int, n_heads: int, d_ff: int) -> _Weights:
                     gauss(d_model, d_ff), gauss(d_ff, d_model))
 
 
-def _attention(u: np.ndarray, w_qkv: np.ndarray, w_o: np.ndarray, n_heads: int,
-               mask: np.ndarray | None) -> np.ndarray:
-    """Multi-head attention of a batch of states ``u [V, T, d]`` (one per variant)."""
-    n, t = u.shape[0], u.shape[1]
-    qkv = (u @ w_qkv).reshape(n, t, 3, n_heads, -1).transpose(2, 0, 3, 1, 4)  # [3,V,H,T,d_k]
-    q, k, v = qkv[0], qkv[1], qkv[2]  # [V, H, T, d_k] each
-    scores = (q @ k.transpose(0, 1, 3, 2)) * q.shape[3] ** -0.5  # [V, H, T, T]
-    if mask is not None:
-        scores = np.where(mask, -np.inf, scores)
-    heads = ops.softmax(scores) @ v  # [V, H, T, d_k]
-    return heads.transpose(0, 2, 1, 3).reshape(n, t, -1) @ w_o  # [V, T, d]
-
-
-def _mean_square(u: np.ndarray) -> np.ndarray:
-    """mean(u²) of each state of the batch ``[V, T, d]``."""
-    return np.einsum("vtd,vtd->v", u, u) / (u.shape[1] * u.shape[2])
-
-
 def _check_layers(n_layers: int) -> int:
     if isinstance(n_layers, bool) or not isinstance(n_layers, (int, np.integer)) \
             or not 1 <= n_layers <= MAX_LAYERS:
@@ -121,11 +106,26 @@ def _check_layers(n_layers: int) -> int:
     return int(n_layers)
 
 
+def _mean_squares(states: np.ndarray) -> np.ndarray:
+    """mean(u²) of every ``[T, d]`` state in ``states [..., T, d]`` (squares in place)."""
+    np.multiply(states, states, out=states)
+    flat = states.reshape(*states.shape[:-2], -1)
+    return np.add.reduce(flat, axis=-1) / flat.shape[-1]
+
+
 def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: float,
          init_scale: float, gamma: float, beta: float, eps: float, seed: int, n_heads: int,
          d_ff: int | None, causal: bool) -> tuple[StackTrace, ...]:
-    """All ``variants`` at once on a batch ``[V, T, d]``: one numpy call serves every variant,
-    which keeps a 64-layer sweep of the three well under 100 ms."""
+    """All ``variants`` at once on a batch ``[V, T, d]``.
+
+    The arrays are tiny (a few hundred numbers each), so the time is numpy's per-call
+    overhead, not arithmetic: every call serves all variants, and a layer makes ~30 calls.
+    Each sublayer reads ``B = norm(S)``, one batched norm for the normed rows (post-norm's
+    LayerNorm, pre-norm's RMSNorm) while no norm reads ``S`` as it is, and adds ``α·F(B)`` to
+    ``S``, where post-norm's ``S`` is ``B`` itself: its LN after a sublayer is the next
+    sublayer's input (the first sublayer reads the input as it is). States go into two buffers
+    whose mean squares are taken in one pass at the end.
+    """
     for variant in variants:
         if variant not in VARIANTS:
             raise EngineError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
@@ -133,54 +133,126 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
     t, d = x_arr.shape
     if t < 1 or d < 1:
         raise EngineError(f"input must be [tokens ≥ 1, features ≥ 1], got shape {x_arr.shape}")
-    n_layers = _check_layers(n_layers)
+    n = _check_layers(n_layers)
     if n_heads < 1 or d % n_heads:
         raise EngineError(f"n_heads ({n_heads}) must divide the feature count ({d})")
     scale = non_negative("init_scale", init_scale)
     eps = non_negative("eps", eps)
     alpha, gamma, beta = float(alpha), float(gamma), float(beta)
     unit = _unit_weights(int(seed), d, n_heads, d_ff if d_ff is not None else 4 * d)
-    w_qkv, w_o, w_1, w_2 = (scale * a[:n_layers] for a in (
-        unit.w_qkv, unit.w_o, unit.w_1, unit.w_2))
-    mask = ops.causal_mask(t) if causal else None
-    # variants are distinct, so each norm applies to at most one slice (a view, not a copy)
-    post = [slice(i, i + 1) for i, v in enumerate(variants) if v == "post-norm"]
-    pre = [slice(i, i + 1) for i, v in enumerate(variants) if v == "pre-norm"]
+    # rows in VARIANTS order, so the normed ones lead and post-norm (if any) is row 0
+    order = sorted(set(variants), key=VARIANTS.index)
+    n_var, d_k = len(order), d // n_heads
+    n_normed = sum(v != "no-norm" for v in order)
+    has_post = order[0] == "post-norm"
+    # The cached unit weights are used as they are (a scaled copy of all 64 layers took ~1 ms,
+    # a fifth of the sweep). Every matrix is scale × unit, so q, k, v carry a factor s each and
+    # each branch's last matmul one more; ReLU commutes with s ≥ 0. Hence: logits × s²/√d_k,
+    # and each branch's output × α·s² (α = 0 gives exact zeros, so pre-norm and no norm stay
+    # the identity bitwise: E15).
+    w_qkv, w_o, w_1, w_2 = unit.w_qkv, unit.w_o, unit.w_1, unit.w_2
+    logit_scale = scale * scale * d_k ** -0.5
+    branch_scale = alpha * scale * scale
+    # added to the attention logits, laid out [key, 1, 1, query] like them (below)
+    mask = np.where(ops.causal_mask(t).T, -np.inf, 0.0)[:, None, None] if causal else None
+    # One matmul subtracts the row mean for LayerNorm (I − 1/d) and leaves RMSNorm's rows as
+    # they are (I, exact while the row is finite); γ/rms of the centred row then scales both.
+    eye = np.eye(d)
+    centring = np.array([eye - 1.0 / d if v == "post-norm" else eye for v in order[:n_normed]])
+    gain = gamma if eps else gamma * math.sqrt(d)
 
-    u = np.repeat(x_arr[None], len(variants), axis=0)  # [V, T, d]
-    energy = np.empty((len(variants), n_layers + 1))
-    ms_in = np.empty((len(variants), n_layers, 2))  # mean square of each sublayer's input
-    energy[:, 0] = _mean_square(u)
+    def norm(s: np.ndarray, b: np.ndarray) -> None:
+        """``b = norm(s)`` for every row; post-norm's row of ``s`` is left to the caller."""
+        if n_normed:
+            normed = np.matmul(s[:n_normed], centring, out=b[:n_normed])
+            spread = np.vecdot(normed, normed)  # Σ (x − mean)² of each row: [V', T]
+            if eps:
+                spread /= d
+                spread += eps
+            np.sqrt(spread, out=spread)
+            normed *= (gain / spread)[..., None]
+            if has_post and beta:
+                b[0] += beta
+        if n_normed < n_var:
+            b[n_normed:] = s[n_normed:]
+
+    # the stream at each layer boundary (streams[0] stays the input for every row); every
+    # sublayer's input, and post-norm's last LN
+    streams = np.empty((n + 1, n_var, t, d))
+    inputs = np.empty((2 * n + 1, n_var, t, d))
+    # Scratch for one layer, with every view of it made once here: a layer then only calls
+    # numpy on them (each view or fresh array is a call too, at ~50 per layer).
+    mid = np.empty((n_var, t, d))
+    qkv = np.empty((n_var * t, 3 * n_heads * d_k))
+    q, k, v = qkv.reshape(n_var, t, 3, n_heads, d_k).transpose(2, 0, 3, 1, 4)  # [V, H, T, d_k]
+    q_t = q.transpose(0, 1, 3, 2)
+    # Attention weights laid out [key, V, H, query]: the softmax over keys then reduces the
+    # leading axis, a few whole-array passes, where the last axis (as long as the sentence)
+    # would cost numpy an inner loop per row.
+    weights = np.empty((t, n_var, n_heads, t))
+    logits_out, weights_in = weights.transpose(1, 2, 0, 3), weights.transpose(1, 2, 3, 0)
+    heads = np.empty((n_var, t, n_heads, d_k))  # written head by head, read as [V·T, H·d_k]
+    heads_out, heads_in = heads.transpose(0, 2, 1, 3), heads.reshape(n_var * t, -1)
+    branch = np.empty((n_var * t, d))  # a sublayer's output before the residual add
+    branch_3d = branch.reshape(n_var, t, d)
+    hidden = np.empty((n_var * t, w_1.shape[-1]))
+    inputs_2d = inputs.reshape(2 * n + 1, n_var * t, d)
+    streams[0] = x_arr
     with np.errstate(all="ignore"):  # overflow is reported as overflow_layer, not a warning
-        for layer in range(n_layers):
-            a_in = u.copy()
-            for i in pre:
-                a_in[i] = ops.rms_norm(u[i], gamma, eps)
-            ms_in[:, layer, 0] = _mean_square(a_in)
-            u = u + alpha * _attention(a_in, w_qkv[layer], w_o[layer], n_heads, mask)
-            for i in post:
-                u[i] = ops.layer_norm(u[i], eps, gamma, beta)
-            f_in = u.copy()
-            for i in pre:
-                f_in[i] = ops.rms_norm(u[i], gamma, eps)
-            ms_in[:, layer, 1] = _mean_square(f_in)
-            u = u + alpha * (np.maximum(f_in @ w_1[layer], 0.0) @ w_2[layer])
-            for i in post:
-                u[i] = ops.layer_norm(u[i], eps, gamma, beta)
-            energy[:, layer + 1] = _mean_square(u)
-        rms = np.sqrt(ms_in)
+        for layer in range(n):
+            s, b = streams[layer], inputs[2 * layer]
+            norm(s, b)
+            if has_post:
+                if layer:
+                    s[0] = b[0]
+                else:  # post-norm's first sublayer reads the input itself
+                    b[0] = s[0]
+            np.dot(inputs_2d[2 * layer], w_qkv[layer], qkv)
+            # logits k·q, then the softmax over keys, in place
+            np.matmul(k, q_t, logits_out)
+            weights *= logit_scale
+            if mask is not None:
+                weights += mask
+            weights -= np.maximum.reduce(weights, axis=0)
+            np.exp(weights, weights)
+            weights /= np.add.reduce(weights, axis=0)
+            np.matmul(weights_in, v, heads_out)
+            np.dot(heads_in, w_o[layer], branch)
+            if branch_scale != 1.0:
+                branch *= branch_scale
+            np.add(s, branch_3d, mid)
 
-    traces = []
-    for i, variant in enumerate(variants):
+            b = inputs[2 * layer + 1]
+            norm(mid, b)
+            if has_post:
+                mid[0] = b[0]
+            np.dot(inputs_2d[2 * layer + 1], w_1[layer], hidden)
+            np.maximum(hidden, 0.0, out=hidden)
+            np.dot(hidden, w_2[layer], branch)
+            if branch_scale != 1.0:
+                branch *= branch_scale
+            np.add(mid, branch_3d, streams[layer + 1])
+        norm(streams[n], inputs[2 * n])
+        outputs = [frozen(inputs[2 * n, 0] if has_post and i == 0 else streams[n, i])
+                   for i in range(n_var)]
+        energy = np.ascontiguousarray(_mean_squares(streams).T)  # [V, n + 1]
+        ms_in = _mean_squares(inputs)  # [2n + 1, V]
+        if has_post:  # post-norm's stream after layer l is the input of layer l + 1
+            energy[0, 1:] = ms_in[2::2, 0]
+        rms = np.sqrt(ms_in[:2 * n].reshape(n, 2, n_var).transpose(2, 0, 1))  # [V, n, 2]
+
+    traces = {}
+    for i, variant in enumerate(order):
         bad = ~(np.isfinite(energy[i, 1:]) & np.isfinite(rms[i]).all(axis=1))
         overflow = int(np.argmax(bad)) + 1 if bad.any() else None
         if overflow is not None:
             energy[i, overflow:] = np.inf
             rms[i, overflow - 1:] = np.inf
-        traces.append(StackTrace(variant=variant, norm=_NORM_OF[variant],
-                                 energy=frozen(energy[i]), sublayer_input_rms=frozen(rms[i]),
-                                 output=frozen(u[i]), overflow_layer=overflow))
-    return tuple(traces)
+        traces[variant] = StackTrace(variant=variant, norm=_NORM_OF[variant],
+                                     energy=frozen(energy[i]),
+                                     sublayer_input_rms=frozen(rms[i]), output=outputs[i],
+                                     overflow_layer=overflow)
+    return tuple(traces[v] for v in variants)
 
 
 def run_stack(x: object, variant: Variant, *, n_layers: int = MAX_LAYERS, alpha: float = 1.0,
