@@ -5,11 +5,11 @@ norm — on the sentence's own embedding. Post-norm sits on the line σ₁² + �
 every layer; pre-norm's sublayers read inputs of rms exactly |σ₂| while its residual stream
 grows; with no norm the growth compounds. Log y axis.
 
-The engine always runs all 64 layers (layer l is the same for any N), so moving N only slices
-a cached sweep. α, the init scale and σ₁, σ₂ recompute it (20–40 ms for 64 layers, more than
-a frame), so while a person drags those the sweep runs on a small latest-wins worker thread and
-the curves follow as results arrive; the main thread never waits. A new sentence recomputes
-synchronously, so the picture never mixes one sentence's controls with another's input.
+α, the init scale and σ₁, σ₂ recompute the sweep on this thread, for the N layers shown
+(layer l is the same for any N, so a shorter sweep is the start of a longer one, bit for bit):
+~2–4 ms for 32 layers, ~4–8 ms for 64, so the move, the new curves and their paint fit in one
+60 Hz frame (``benchmarks/lens_gui_bench.py``) without a worker thread's round trip. Moving N
+down slices the sweep; moving it past the layers computed recomputes all 64 once.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QGridLayout,
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from app.compute import Result
 from app.panels.lens_temperature import LensHeader, LensPanel, LogSlider, badge_tip, pick
-from app.scheduler import LatestWinsWorker
+from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only
 from engine.lenses import MAX_LAYERS, VARIANTS, EnergySweep, energy_sweep
 
 #: Inputs larger than this use the seeded random 8 × 16 input instead of the sentence.
@@ -43,10 +43,27 @@ COLOURS = {"post-norm": (30, 120, 60), "pre-norm": (40, 90, 200), "no-norm": (20
 ALPHA_STEPS = 200  # α in [0, 2] by 0.01
 
 
-class EnergyPanel(LensPanel):
-    #: (request key, sweep) from the worker thread, delivered queued on the main thread
-    _sweep_ready = Signal(object, object)
+#: A decade shorter than this (pixels) gets no minor grid lines (2 … 9 × 10^k).
+MIN_DECADE_PX = 60
 
+
+class DecadeAxis(FastAxisItem):
+    """A log axis that drops the minor ticks once decades are too short to tell them apart.
+
+    The stacks span up to ~30 decades: at ~15 px a decade pyqtgraph's eight minor lines per
+    decade are 1–4 px apart and it fades them to ~1 % opacity, so they are not seen, yet
+    regenerating the axis with them (~140 ticks) took ~3.5 ms of each move that changes the
+    range, ~1 ms without. The decade lines and their labels stay."""
+
+    def logTickValues(self, minVal: float, maxVal: float, size: float,
+                      stdTicks: list) -> list:
+        ticks = super().logTickValues(minVal, maxVal, size, stdTicks)
+        if size < MIN_DECADE_PX * (maxVal - minVal):
+            ticks = [(spacing, values) for spacing, values in ticks if spacing is not None]
+        return ticks
+
+
+class EnergyPanel(LensPanel):
     def build(self) -> None:
         body = QWidget()
         self.header = LensHeader([("EXACT", "E20"), ("EXACT", "E21"), ("ANALOGY", "")])
@@ -77,20 +94,29 @@ class EnergyPanel(LensPanel):
         self.gamma_box.setSingleStep(0.1)
         self.gamma_box.setValue(1.0)
 
-        self.plot = pg.PlotWidget()
+        # fast axes: pyqtgraph's own strokes a grid line pixel by pixel (~14 ms for the log
+        # grid at 14 decades), and α moves the range, so the axis is redrawn on most moves
+        axes = fast_axes()
+        axes["left"] = DecadeAxis("left")
+        self.plot = pg.PlotWidget(axisItems=axes)
+        left_bottom_only(self.plot)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.setLogMode(x=False, y=True)
         self.plot.showGrid(x=False, y=True, alpha=0.25)
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.legend = self.plot.addLegend(offset=(8, 8), labelTextSize="8pt")
+        # dynamicRangeLimit off: the y range always holds every point (log10 values, ≤ ~300),
+        # and the limit re-processes every curve on each range change
         self.curves = {
-            v: pg.PlotDataItem(pen=pg.mkPen(COLOURS[v], width=2), connect="finite")
+            v: pg.PlotDataItem(pen=pg.mkPen(COLOURS[v], width=2), connect="finite",
+                               dynamicRangeLimit=None)
             for v in VARIANTS}
         for curve in self.curves.values():
             self.plot.addItem(curve)
         self.exact_curve = pg.PlotDataItem(pen=pg.mkPen((30, 120, 60), width=1,
-                                                        style=Qt.PenStyle.DashLine))
+                                                        style=Qt.PenStyle.DashLine),
+                                           dynamicRangeLimit=None)
         self.plot.addItem(self.exact_curve)
 
         self.readout = QLabel()
@@ -131,16 +157,14 @@ class EnergyPanel(LensPanel):
         layout.addWidget(self.caveat)
         self.set_body(body)
 
-        #: the 64-layer sweep for the current controls, and what is drawn (first N layers)
+        #: the sweep for the current controls (≥ N layers), and what is drawn (first N layers)
         self.sweep: EnergySweep | None = None
         self.shown: dict[str, np.ndarray] = {}
         self.input_is_sentence = False
         self._x: np.ndarray | None = None
         self._x_id = -1
         self._sweep_key: tuple | None = None
-        self._pending_key: tuple | None = None
-        self._worker: LatestWinsWorker | None = None
-        self._sweep_ready.connect(self._on_sweep_ready)
+        self._level_drawn: tuple[int, float] | None = None
 
         self.n_slider.valueChanged.connect(self._on_layers_changed)
         self.alpha_slider.valueChanged.connect(self._on_sweep_control_changed)
@@ -175,57 +199,37 @@ class EnergyPanel(LensPanel):
                 "beta": self.sigma1, "n_heads": STACK_HEADS}
 
     def _on_layers_changed(self, _n: int) -> None:
-        if self.isVisible() and self.sweep is not None:
-            self._draw()
-        else:
-            self._dirty = True
+        self._on_control_changed()
 
     def _sweep_request(self) -> tuple:
         return (self._x_id, self.alpha, self.init_scale, self.sigma1, self.sigma2)
 
     def _on_sweep_control_changed(self, *_args: object) -> None:
-        self._update_labels()
-        if not self.isVisible() or self._x is None:
-            self._dirty = True
-            return
-        key = self._sweep_request()
-        if key == self._sweep_key:
-            self._draw()
-            return
-        if self._worker is None:
-            self._worker = LatestWinsWorker(self._run_sweep, name="dualview-energy-lens")
-            worker = self._worker
-            self.destroyed.connect(lambda: worker.stop(1.0))
-        self._pending_key = key
-        self._worker.submit((key, self._x, self.sweep_kwargs()))
+        self._on_control_changed()
 
-    def _run_sweep(self, request: tuple) -> None:
-        """On the worker thread: no Qt object is touched but the queued signal."""
-        key, x, kwargs = request
-        sweep = energy_sweep(x, n_layers=MAX_LAYERS, **kwargs)
-        try:
-            self._sweep_ready.emit(key, sweep)
-        except RuntimeError:  # the panel was deleted while this sweep ran
-            pass
-
-    def _on_sweep_ready(self, key: tuple, sweep: EnergySweep) -> None:
-        if key != self._pending_key or key[0] != self._x_id:
-            return  # a newer request is on its way (or the sentence changed)
-        self._sweep_key, self.sweep = key, sweep
-        if self.isVisible():
-            self._draw()
+    def _on_control_changed(self) -> None:
+        if self.isVisible() and self._x is not None:
+            self.flush()
         else:
+            self._update_labels()
             self._dirty = True
 
     def flush(self) -> None:
-        """Recompute on this thread if the controls moved since the last sweep, then draw
-        (a new sentence; tests and the benchmark)."""
+        """Recompute if the controls moved since the last sweep or N passed its layers, then
+        draw. A move of α, the scale or σ computes the N layers shown (the time a move
+        waits); N moving past them computes all 64, so a drag up recomputes once."""
         if self._x is None:
             return
         key = self._sweep_request()
         if key != self._sweep_key:
-            self._sweep_key, self._pending_key = key, key
-            self.sweep = energy_sweep(self._x, n_layers=MAX_LAYERS, **self.sweep_kwargs())
+            n_layers = self.n_layers
+        elif self.sweep is None or self.sweep.n_layers < self.n_layers:
+            n_layers = MAX_LAYERS
+        else:
+            n_layers = 0
+        if n_layers:
+            self.sweep = energy_sweep(self._x, n_layers=n_layers, **self.sweep_kwargs())
+            self._sweep_key = key
         self._draw()
 
     def _retranslate(self) -> None:
@@ -265,8 +269,8 @@ class EnergyPanel(LensPanel):
         self.beta_box.setToolTip(self.tr("LayerNorm shift β = σ₁ (the target mean)"))
         self.gamma_box.setToolTip(self.tr("Norm scale γ = σ₂ (the target standard deviation)"))
         self._update_labels()
-        if self.sweep is not None:
-            self._update_readout()
+        if self.sweep is not None and self.sweep.n_layers >= self.n_layers:
+            self._update_readout()  # (else N moved while hidden: the redraw on show writes it)
 
     def _update_labels(self) -> None:
         self.n_label.setText(self.tr("N = %1").replace("%1", str(self.n_layers)))
@@ -296,18 +300,25 @@ class EnergyPanel(LensPanel):
         self._update_labels()
         layers = np.arange(n + 1, dtype=float)
         self.shown = {}
+        lo = hi = level = sweep.post_norm_energy
         for variant in VARIANTS:
             energy = np.asarray(sweep[variant].energy[:n + 1])
             self.shown[variant] = energy
             finite = np.isfinite(energy) & (energy > 0)
-            self.curves[variant].setData(x=layers[finite], y=energy[finite])
-        level = sweep.post_norm_energy
-        self.exact_curve.setData(x=[0.0, float(max(n, 1))], y=[level, level])
-        finite_all = np.concatenate([e[np.isfinite(e) & (e > 0)] for e in self.shown.values()])
-        lo = min(float(finite_all.min()), sweep.post_norm_energy)
-        hi = max(float(finite_all.max()), sweep.post_norm_energy)
-        self.plot.setYRange(math.log10(lo) - 0.3, math.log10(hi) + 0.3, padding=0)
-        self.plot.setXRange(0, max(n, 1), padding=0.02)
+            if finite.all():
+                self.curves[variant].setData(x=layers, y=energy)
+            else:
+                self.curves[variant].setData(x=layers[finite], y=energy[finite])
+            if finite.any():
+                lo = min(lo, float(energy[finite].min()))
+                hi = max(hi, float(energy[finite].max()))
+        if self._level_drawn != (n, level):  # the σ₁² + σ₂² line moves with N and σ only
+            self._level_drawn = (n, level)
+            self.exact_curve.setData(x=[0.0, float(max(n, 1))], y=[level, level])
+        # one range change (two would each re-lay the axes); x padding as padding=0.02 gave
+        width = max(n, 1)
+        self.plot.setRange(xRange=(-0.02 * width, 1.02 * width),
+                           yRange=(math.log10(lo) - 0.3, math.log10(hi) + 0.3), padding=0)
         self._update_readout()
 
     def _update_readout(self) -> None:
