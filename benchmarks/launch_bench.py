@@ -2,6 +2,13 @@
 
     python benchmarks/launch_bench.py            # builds dist/dualview/ first if it is missing
     python benchmarks/launch_bench.py --build    # rebuild (also measures the build time)
+    python benchmarks/launch_bench.py --baseline # also time the issue's baseline window
+
+``--baseline`` adds the baseline the launch targets were set against: a minimal four-dock
+pyqtgraph window (``benchmarks/minimal_window.py``), from source and as its own onedir bundle
+(built once under ``build/baseline/``), launched in turn with the app. The issue measured it at
+0.49 s warm, 0.64 s cold (onedir); what it takes here shows how fast this machine is today,
+and ``warm_ratio_bundle_to_baseline`` what the app adds on top of Qt and pyqtgraph.
 
 Each launch runs ``--selftest`` offscreen; the self-test prints ``selftest: first full paint at
 <unix time>`` once every visible panel has drawn the first result and that paint was processed.
@@ -117,12 +124,26 @@ def summary(times: list[float]) -> dict[str, float]:
             "max": round(max(times), 3)}
 
 
+def build_baseline() -> Path:
+    """The minimal window as a onedir bundle (built once): its executable."""
+    work = ROOT / "build" / "baseline"
+    exe = work / "dist" / "minimal_window" / "minimal_window"
+    if not exe.exists():
+        subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--onedir",
+                        "--log-level", "WARN", "--distpath", str(work / "dist"),
+                        "--workpath", str(work / "work"), "--specpath", str(work),
+                        str(ROOT / "benchmarks" / "minimal_window.py")], cwd=ROOT, check=True)
+    return exe
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", action="store_true", help="rebuild the bundle first")
     parser.add_argument("--dist", type=Path, default=ROOT / "dist")
     parser.add_argument("--runs", type=int, default=5, help="warm launches of each kind")
     parser.add_argument("--cold-runs", type=int, default=3, help="cold launches of each kind")
+    parser.add_argument("--baseline", action="store_true",
+                        help="also launch the minimal four-dock window (source and onedir)")
     args = parser.parse_args()
 
     bundle = args.dist / cfg.APP_NAME
@@ -139,6 +160,9 @@ def main() -> int:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DUALVIEW_CONFIG_DIR": config_dir}
     kinds = {"bundle": [str(exe), "--selftest"],
              "source": [sys.executable, "-m", "app", "--selftest"]}
+    if args.baseline:
+        kinds["baseline bundle"] = [str(build_baseline())]
+        kinds["baseline source"] = [sys.executable, str(ROOT / "benchmarks" / "minimal_window.py")]
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
     for cmd in kinds.values():  # warm-up: fill the page cache, compile source .pyc files
@@ -148,8 +172,8 @@ def main() -> int:
     for i in range(args.runs):
         for kind, cmd in kinds.items():
             warm[kind].append(launch(cmd, env, cpu[kind]))
-        print(f"warm {i + 1}/{args.runs}: bundle {warm['bundle'][-1]:.3f} s, "
-              f"source {warm['source'][-1]:.3f} s", flush=True)
+        print(f"warm {i + 1}/{args.runs}: " + ", ".join(
+            f"{kind} {times[-1]:.3f} s" for kind, times in warm.items()), flush=True)
 
     cold: dict[str, list[float]] = {k: [] for k in kinds}
     cold_problem = drop_caches()
@@ -157,8 +181,8 @@ def main() -> int:
         for kind, cmd in kinds.items():
             drop_caches()
             cold[kind].append(launch(cmd, env))
-        print(f"cold {i + 1}/{args.cold_runs}: bundle {cold['bundle'][-1]:.3f} s, "
-              f"source {cold['source'][-1]:.3f} s", flush=True)
+        print(f"cold {i + 1}/{args.cold_runs}: " + ", ".join(
+            f"{kind} {times[-1]:.3f} s" for kind, times in cold.items()), flush=True)
     if cold_problem:
         print(f"cold: skipped: {cold_problem}")
 
@@ -192,6 +216,16 @@ def main() -> int:
             round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None],
         "targets": TARGETS,
     }
+    if args.baseline:
+        for kind in ("baseline bundle", "baseline source"):
+            key = kind.replace(" ", "_")
+            figures[f"warm_{key}_s"] = summary(warm[kind])
+            figures[f"cold_{key}_s"] = summary(cold[kind]) if cold[kind] else None
+        figures["warm_ratio_bundle_to_baseline"] = round(
+            warm_b / statistics.median(warm["baseline bundle"]), 3)
+        if cold["bundle"]:
+            figures["cold_ratio_bundle_to_baseline"] = round(
+                statistics.median(cold["bundle"]) / statistics.median(cold["baseline bundle"]), 3)
     print(json.dumps(figures))
     return 0
 
