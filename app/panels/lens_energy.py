@@ -231,6 +231,7 @@ class EnergyPanel(LensPanel):
             self.sweep = energy_sweep(self._x, n_layers=n_layers, **self.sweep_kwargs())
             self._sweep_key = key
         self._draw()
+        self.settle_views()  # the new range now: else the move's paint schedules a second one
 
     def _retranslate(self) -> None:
         st = self.state
