@@ -155,16 +155,21 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
     branch_scale = alpha * scale * scale
     # added to the attention logits, laid out [key, 1, 1, query] like them (below)
     mask = np.where(ops.causal_mask(t).T, -np.inf, 0.0)[:, None, None] if causal else None
-    # One matmul subtracts the row mean for LayerNorm (I − 1/d) and leaves RMSNorm's rows as
-    # they are (I, exact while the row is finite); γ/rms of the centred row then scales both.
-    eye = np.eye(d)
-    centring = np.array([eye - 1.0 / d if v == "post-norm" else eye for v in order[:n_normed]])
+    # LayerNorm's row mean is subtracted by one matmul with I − 1/d (a 2-D ``dot`` is a far
+    # cheaper call than a ufunc reduction); then γ/rms of the centred row (LayerNorm) or of
+    # the row itself (RMSNorm) scales the normed rows together.
+    centring = np.eye(d) - 1.0 / d
     gain = gamma if eps else gamma * math.sqrt(d)
 
     def norm(s: np.ndarray, b: np.ndarray) -> None:
         """``b = norm(s)`` for every row; post-norm's row of ``s`` is left to the caller."""
+        if has_post:
+            np.dot(s[0], centring, b[0])
+            b[1:] = s[1:]
+        else:
+            b[...] = s
         if n_normed:
-            normed = np.matmul(s[:n_normed], centring, out=b[:n_normed])
+            normed = b[:n_normed]
             spread = np.vecdot(normed, normed)  # Σ (x − mean)² of each row: [V', T]
             if eps:
                 spread /= d
@@ -173,8 +178,6 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
             normed *= (gain / spread)[..., None]
             if has_post and beta:
                 b[0] += beta
-        if n_normed < n_var:
-            b[n_normed:] = s[n_normed:]
 
     # the stream at each layer boundary (streams[0] stays the input for every row); every
     # sublayer's input, and post-norm's last LN
@@ -191,6 +194,9 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
     # would cost numpy an inner loop per row.
     weights = np.empty((t, n_var, n_heads, t))
     logits_out, weights_in = weights.transpose(1, 2, 0, 3), weights.transpose(1, 2, 3, 0)
+    weights_2d, ones = weights.reshape(t, -1), np.ones(t)
+    totals = np.empty(n_var * n_heads * t)
+    totals_3d = totals.reshape(n_var, n_heads, t)
     heads = np.empty((n_var, t, n_heads, d_k))  # written head by head, read as [V·T, H·d_k]
     heads_out, heads_in = heads.transpose(0, 2, 1, 3), heads.reshape(n_var * t, -1)
     branch = np.empty((n_var * t, d))  # a sublayer's output before the residual add
@@ -215,7 +221,8 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
                 weights += mask
             weights -= np.maximum.reduce(weights, axis=0)
             np.exp(weights, weights)
-            weights /= np.add.reduce(weights, axis=0)
+            np.dot(ones, weights_2d, totals)  # the sum over keys, as a cheap 2-D dot
+            weights /= totals_3d
             np.matmul(weights_in, v, heads_out)
             np.dot(heads_in, w_o[layer], branch)
             if branch_scale != 1.0:
