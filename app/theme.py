@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QStyleFactory, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QStyleFactory, QWidget
 
 #: theme -> colour of error text in the status bar
 ERROR_COLOURS: dict[str, str] = {"light": "#b00020", "dark": "#ff6b6b"}
@@ -22,6 +22,17 @@ PLOT_COLOURS: dict[str, tuple[str, str]] = {
     "light": ("#ffffff", "#000000"),
     "dark": ("#1e1f22", "#d8d8d8"),
 }
+#: how far quiet text (captions, legends, "not yet" notes) sits from the text colour toward
+#: the window colour: about WCAG 4.5:1 against the window in both themes
+QUIET_MIX = 0.45
+#: contrast (WCAG ratio) that :func:`ink` guarantees for coloured text against the window
+INK_CONTRAST = 4.5
+#: theme -> background of a highlighted note (text stays the palette's text colour)
+NOTE_BACKGROUNDS: dict[str, str] = {"light": "#fff4e0", "dark": "#4a3a1c"}
+#: caveat text under an analogy (brown on the light theme; :func:`ink` lightens it on dark)
+CAVEAT = "#7a4a00"
+#: widget property holding the colour given to :func:`set_ink`, made again on a theme switch
+INK_PROPERTY = "dualview_ink"
 
 
 def dark_palette() -> QPalette:
@@ -35,7 +46,6 @@ def dark_palette() -> QPalette:
         QPalette.ColorRole.AlternateBase: QColor("#26282c"),
         QPalette.ColorRole.ToolTipBase: QColor("#3a3d42"),
         QPalette.ColorRole.ToolTipText: text,
-        QPalette.ColorRole.PlaceholderText: QColor("#9a9a9a"),
         QPalette.ColorRole.Text: text,
         QPalette.ColorRole.Button: QColor("#33363b"),
         QPalette.ColorRole.ButtonText: text,
@@ -54,7 +64,121 @@ def dark_palette() -> QPalette:
     for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText,
                  QPalette.ColorRole.WindowText):
         p.setColor(QPalette.ColorGroup.Disabled, role, disabled)
-    return p
+    return _with_quiet_placeholder(p)
+
+
+def current_theme() -> str:
+    """The theme the application shows now ("light" until :func:`apply_theme` says otherwise)."""
+    app = QApplication.instance()
+    theme = app.property("dualview_theme") if app is not None else None
+    return str(theme) if theme else "light"
+
+
+def luminance(colour: QColor) -> float:
+    """WCAG relative luminance of an opaque colour."""
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    return (0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF())
+            + 0.0722 * channel(colour.blueF()))
+
+
+def contrast_ratio(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two opaque colours, 1 (same) to 21 (black on white)."""
+    la, lb = luminance(a), luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def blend(a: QColor, b: QColor, t: float) -> QColor:
+    """``a`` moved a fraction ``t`` of the way to ``b`` (opaque)."""
+    return QColor.fromRgbF(a.redF() + (b.redF() - a.redF()) * t,
+                           a.greenF() + (b.greenF() - a.greenF()) * t,
+                           a.blueF() + (b.blueF() - a.blueF()) * t)
+
+
+def quiet_colour(palette: QPalette | None = None) -> QColor:
+    """Secondary text: the palette's text colour blended toward its window colour. Opaque, so
+    it reads the same wherever it is painted (Qt's light placeholder is half-transparent black)."""
+    palette = palette or QApplication.palette()
+    return blend(palette.color(QPalette.ColorRole.WindowText),
+                 palette.color(QPalette.ColorRole.Window), QUIET_MIX)
+
+
+def quiet_css() -> str:
+    """:func:`quiet_colour` of the current palette, for rich text and style sheets."""
+    return quiet_colour().name()
+
+
+def make_quiet(label: QLabel) -> None:
+    """Draw ``label`` in quiet text. The palette's placeholder role holds the quiet colour in
+    both themes (see :func:`apply_theme`), so the label follows a theme switch by itself."""
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+
+
+def ink(colour: str, background: QColor | None = None) -> str:
+    """A text colour picked for a white page (dark green, brown, blue), made readable on
+    ``background`` (default: the current window colour): unchanged when it already has
+    :data:`INK_CONTRAST`, else the same hue made just light or dark enough."""
+    base = QColor(colour)
+    background = background or QApplication.palette().color(QPalette.ColorRole.Window)
+    if contrast_ratio(base, background) >= INK_CONTRAST:
+        return base.name()
+    lighter = contrast_ratio(QColor("white"), background) > contrast_ratio(QColor("black"),
+                                                                           background)
+    h, s, lightness, _a = base.getHslF()
+    h = max(h, 0.0)  # grey has hue -1
+    candidate = base
+    for _ in range(50):
+        lightness = min(1.0, lightness + 0.02) if lighter else max(0.0, lightness - 0.02)
+        candidate = QColor.fromHslF(h, s, lightness)
+        if contrast_ratio(candidate, background) >= INK_CONTRAST or lightness in (0.0, 1.0):
+            break
+    return candidate.name()
+
+
+def set_ink(widget: QWidget, colour: str) -> None:
+    """Draw ``widget``'s text in ``colour`` (picked for a white page) made readable on the
+    current theme; :func:`apply_theme` makes it again for the new window colour."""
+    widget.setProperty(INK_PROPERTY, colour)
+    _apply_ink(widget)
+
+
+def make_caveat(label: QLabel) -> None:
+    """Draw ``label`` as a caveat (the analogy's fine print) in either theme."""
+    set_ink(label, CAVEAT)
+
+
+def _apply_ink(widget: QWidget) -> None:
+    palette = widget.palette()
+    palette.setColor(widget.foregroundRole(), QColor(ink(str(widget.property(INK_PROPERTY)))))
+    widget.setPalette(palette)
+
+
+def _refresh_widgets() -> None:
+    """After a palette switch: inked widgets get their colour for the new window, and widgets
+    with their own style sheet are polished again. (A style sheet freezes the palette of when
+    the widget was polished: a bold caption made in the light theme stayed black on dark.)"""
+    for widget in QApplication.allWidgets():
+        if widget.property(INK_PROPERTY):
+            _apply_ink(widget)
+        sheet = widget.styleSheet()
+        if sheet:
+            widget.setStyleSheet(sheet)
+
+
+def note_background() -> str:
+    """Background of a highlighted note in the current theme."""
+    return NOTE_BACKGROUNDS[current_theme()]
+
+
+def error_colour() -> str:
+    """Colour of error and warning text in the current theme."""
+    return ERROR_COLOURS[current_theme()]
+
+
+def _with_quiet_placeholder(palette: QPalette) -> QPalette:
+    for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+        palette.setColor(group, QPalette.ColorRole.PlaceholderText, quiet_colour(palette))
+    return palette
 
 
 def apply_theme(theme: str, root: QWidget | None = None) -> None:
@@ -74,7 +198,8 @@ def apply_theme(theme: str, root: QWidget | None = None) -> None:
     else:
         app.setStyle(QStyleFactory.create(str(app.property("dualview_default_style")))
                      or QStyleFactory.create("Fusion"))
-        app.setPalette(app.style().standardPalette())
+        app.setPalette(_with_quiet_placeholder(app.style().standardPalette()))
+    _refresh_widgets()
     background, foreground = PLOT_COLOURS[theme]
     pg.setConfigOptions(background=background, foreground=foreground)
     if root is not None:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
 from app.compute import Result
 from app.panels.lens_temperature import LensHeader, LensPanel, LogSlider, badge_tip, pick
 from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only
@@ -126,7 +127,7 @@ class EnergyPanel(LensPanel):
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.caveat = QLabel()
         self.caveat.setWordWrap(True)
-        self.caveat.setStyleSheet("color: #7a4a00;")
+        theme.make_caveat(self.caveat)  # brown on light, lighter on dark
 
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
