@@ -88,6 +88,21 @@ def test_stack_is_seeded_and_prefix_stable():
     assert scaled["pre-norm"].energy[-1] < a["pre-norm"].energy[-1]
 
 
+def test_a_variant_alone_is_the_same_as_in_the_batch():
+    """The three variants run as one batch (reordered inside); each run alone is the same
+    trace. Seen: bitwise equal (no row of the batch reads another's)."""
+    x = stream(5)
+    kw = dict(n_layers=24, gamma=1.3, beta=0.4, causal=True)
+    sweep = energy_sweep(x, **kw)
+    for variant in VARIANTS:
+        alone = run_stack(x, variant, **kw)
+        np.testing.assert_allclose(alone.energy, sweep[variant].energy, rtol=1e-12)
+        np.testing.assert_allclose(alone.sublayer_input_rms, sweep[variant].sublayer_input_rms,
+                                   rtol=1e-12)
+        np.testing.assert_allclose(alone.output, sweep[variant].output, rtol=1e-12)
+        assert alone.variant == variant
+
+
 def test_overflow_is_reported_not_warned():
     sweep = energy_sweep(init_scale=8.0)  # no norm overflows (seen at layer 46)
     none = sweep["no-norm"]

@@ -191,6 +191,48 @@ def test_energy_controls_move_the_curves(make_window, qtbot):
                                rtol=1e-12)
 
 
+def test_energy_controls_redraw_within_the_move(make_window, qtbot):
+    """No worker round trip: when ``setValue`` returns, the curves are the sweep of the new
+    controls, computed for the N layers shown; N past them recomputes all 64, and the first
+    N + 1 points stay the same numbers (a shorter stack is the start of a longer one)."""
+    window = make_window(sync=True, text="a b c d e")
+    panel = show(window, qtbot, "lensEnergyDock")
+    x = window.state.result.trace["embed"]
+    n = panel.n_layers
+    for move in (lambda: panel.alpha_slider.setValue(37),
+                 lambda: panel.scale_slider.setValue(250),
+                 lambda: panel.gamma_box.setValue(1.4),
+                 lambda: panel.beta_box.setValue(-0.3)):
+        move()  # no waiting
+        assert (panel.sweep.alpha, panel.sweep.init_scale, panel.sweep.gamma,
+                panel.sweep.beta) == (panel.alpha, panel.init_scale, panel.sigma2, panel.sigma1)
+        assert panel.sweep.n_layers == n
+        ref = energy_sweep(x, n_layers=n, **panel.sweep_kwargs())
+        np.testing.assert_allclose(panel.curves["pre-norm"].yData, ref["pre-norm"].energy,
+                                   rtol=1e-12)
+    before = {v: panel.curves[v].yData.copy() for v in ("post-norm", "pre-norm", "no-norm")}
+    panel.n_slider.setValue(64)
+    assert panel.sweep.n_layers == 64
+    for variant, shown in before.items():
+        drawn = panel.curves[variant].yData
+        assert len(drawn) == 65 or variant == "no-norm"  # (no norm may overflow: cut short)
+        np.testing.assert_array_equal(drawn[:len(shown)], shown)
+    sweep = panel.sweep
+    panel.n_slider.setValue(10)  # down: a slice of the same sweep
+    assert panel.sweep is sweep and len(panel.curves["pre-norm"].yData) == 11
+
+
+def test_energy_axis_drops_minor_grid_only_when_decades_are_short(make_window, qtbot):
+    window = make_window(sync=True, text="a b c")
+    panel = show(window, qtbot, "lensEnergyDock")
+    axis = panel.plot.getAxis("left")
+    many = axis.tickValues(0.0, 14.0, 240)  # 17 px a decade: decade lines only
+    few = axis.tickValues(0.0, 2.0, 240)  # 120 px a decade: 2 … 9 × 10^k as well
+    assert all(spacing is not None for spacing, _values in many)
+    assert sum(len(values) for _spacing, values in many) >= 14
+    assert any(spacing is None and len(values) >= 16 for spacing, values in few)
+
+
 # ----- 3. splitting --------------------------------------------------------------------------
 
 def test_splitting_equals_the_block_reweighted_by_omega_at_any_dt(make_window, qtbot):
