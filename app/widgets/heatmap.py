@@ -43,9 +43,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent: object = None, *, colorbar: bool = True) -> None:
         super().__init__(parent)
-        self.plot = self.addPlot(row=0, col=0, axisItems=fast_axes())
+        self.plot = self.addPlot(row=0, col=0, axisItems=fast_axes(), enableMenu=False)
         left_bottom_only(self.plot)
-        self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.invertY(True)  # row 0 (the first token) at the top, like a matrix
         self.plot.getViewBox().setBackgroundColor(QColor(200, 200, 200))  # masked cells: grey
