@@ -28,7 +28,15 @@ import numpy as np
 from engine import ops
 from engine.config import Qwen3Config
 from engine.errors import EngineError
-from engine.layer import LayerTrace, check_input
+from engine.layer import (
+    LayerTrace,
+    _rope_tables,
+    attend,
+    check_input,
+    mlp_hidden,
+    project_qkv,
+    rope,
+)
 from engine.weights import LayerWeights
 
 Scheme = Literal["euler", "heun", "strang"]
@@ -75,80 +83,47 @@ def _real(value: object, name: str) -> float:
 class _Branches:
     """``A(u)`` and ``M(u)`` for one layer and one sequence length, fast enough to sweep.
 
-    :func:`convergence` evaluates the branches about a thousand times on a toy-sized state,
-    where numpy's per-call overhead, not arithmetic, is the cost. So the RoPE tables and the
-    mask are built once per T, and ``ops.rms_norm``/``softmax``/``apply_rope``/``silu`` and the
-    GQA repeat are inlined in forms that are *the same floating-point operations* (``add.reduce
-    / n`` is what ``np.mean`` computes, ``x[perm] * ±sin`` is ``rotate_half(x) * sin``, a
-    broadcast matmul is the repeated one). For a ``[T, D]`` state the branches therefore
-    reproduce ``run_layer``'s ``o_proj`` and ``down_proj`` bit for bit (a test holds this). A
-    leading batch axis ``[B, T, D]`` advances several trajectories at once.
+    The same functions as ``run_layer`` (``engine.layer``'s ``project_qkv``, ``attend``,
+    ``mlp_hidden`` and ``ops``), so for a ``[T, D]`` state the branches reproduce its ``o_proj``
+    and ``down_proj`` bit for bit (a test holds this). :func:`convergence` evaluates them about
+    a thousand times on a toy-sized state, where numpy's per-call overhead, not arithmetic, is
+    the cost: the RoPE tables are built once per T, q/k/v and gate/up are one matrix product
+    each. A leading batch axis ``[B, T, D]`` advances several trajectories at once.
 
     Callers hold ``np.errstate(all="ignore")`` and check the result for overflow once.
     """
 
     def __init__(self, weights: LayerWeights, config: Qwen3Config, t: int,
                  causal: bool) -> None:
-        self.config, self.t, self.causal = config, t, causal
-        d = config.head_dim
-        cos, sin = ops.rope_tables(np.arange(t), d, config.rope_theta)  # [T, d]
-        half = d // 2
-        self.cos = cos
-        self.sin_signed = np.concatenate([-sin[:, :half], sin[:, half:]], axis=-1)  # [T, d]
-        self.rotate = np.concatenate([np.arange(half, d), np.arange(half)])  # rotate_half order
-        self.mask = ops.causal_mask(t) if causal else None
-        self.scale = d**-0.5
+        self.weights, self.config, self.t, self.causal = weights, config, t, causal
+        self.rope_tables = _rope_tables(t, config.head_dim, config.rope_theta)  # [T, d] x3
+        self.eps = config.rms_norm_eps
         self.w_in = weights["input_layernorm.weight"]
-        self.w_q = weights["self_attn.q_proj.weight"].T  # views, as run_layer uses them
-        self.w_k = weights["self_attn.k_proj.weight"].T
-        self.w_v = weights["self_attn.v_proj.weight"].T
-        self.w_o = weights["self_attn.o_proj.weight"].T
         self.w_qn = weights["self_attn.q_norm.weight"]
         self.w_kn = weights["self_attn.k_norm.weight"]
+        self.w_o = weights["self_attn.o_proj.weight"].T  # views, as run_layer uses them
         self.w_post = weights["post_attention_layernorm.weight"]
-        self.w_gate = weights["mlp.gate_proj.weight"].T
-        self.w_up = weights["mlp.up_proj.weight"].T
         self.w_down = weights["mlp.down_proj.weight"].T
-
-    def _rms_norm(self, x: np.ndarray, weight: np.ndarray) -> np.ndarray:
-        variance = np.add.reduce(x * x, axis=-1, keepdims=True) / x.shape[-1]
-        return weight * (x * (1.0 / np.sqrt(variance + self.config.rms_norm_eps)))
-
-    def _rope(self, x: np.ndarray) -> np.ndarray:
-        return x * self.cos + x[..., self.rotate] * self.sin_signed
 
     def attention(self, u: np.ndarray) -> np.ndarray:
         """``A(u) = o_proj(attention(RMSNorm₁(u)))`` for ``u [..., T, D]``."""
         config, t, lead = self.config, self.t, u.shape[:-2]
         n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
-        group = config.group_size
-        normed = self._rms_norm(u, self.w_in)  # [..., T, D]
-        query_proj = normed @ self.w_q  # [..., T, H*d]
-        key_proj = normed @ self.w_k  # [..., T, Hkv*d]
-        value_proj = normed @ self.w_v  # [..., T, Hkv*d]
-        query_normed = self._rms_norm(query_proj.reshape(*lead, t, n_heads, d), self.w_qn)
-        key_normed = self._rms_norm(key_proj.reshape(*lead, t, n_kv, d), self.w_kn)
-        query_states = self._rope(query_normed.swapaxes(-3, -2))  # [..., H, T, d]
-        key_states = self._rope(key_normed.swapaxes(-3, -2))  # [..., Hkv, T, d]
-        value_states = value_proj.reshape(*lead, t, n_kv, d).swapaxes(-3, -2)
-        # GQA: query head h = kv * G + g reads kv head kv = h // G, by broadcasting
-        query_grouped = query_states.reshape(*lead, n_kv, group, t, d)  # [..., Hkv, G, T, d]
-        scores = (query_grouped @ key_states.swapaxes(-1, -2)[..., None, :, :]
-                  ) * self.scale  # [..., Hkv, G, T, T]
-        if self.mask is not None:
-            scores = np.where(self.mask, -np.inf, scores)
-        weights = np.exp(scores - np.maximum.reduce(scores, axis=-1, keepdims=True))
-        probs = weights / np.add.reduce(weights, axis=-1, keepdims=True)  # row softmax
-        context = (probs @ value_states[..., None, :, :]).reshape(*lead, n_heads, t, d)
-        context = context.swapaxes(-3, -2).reshape(*lead, t, n_heads * d)  # [..., T, H*d]
+        normed = ops.rms_norm(u, self.w_in, self.eps)  # [..., T, D]
+        query_proj, key_proj, value_proj = project_qkv(normed, self.weights, config)
+        query_normed = ops.rms_norm(query_proj.reshape(*lead, t, n_heads, d), self.w_qn,
+                                    self.eps)  # [..., T, H, d]
+        key_normed = ops.rms_norm(key_proj.reshape(*lead, t, n_kv, d), self.w_kn, self.eps)
+        query_states = rope(query_normed.swapaxes(-3, -2), self.rope_tables)  # [..., H, T, d]
+        key_states = rope(key_normed.swapaxes(-3, -2), self.rope_tables)  # [..., Hkv, T, d]
+        value_states = value_proj.reshape(*lead, t, n_kv, d).swapaxes(-3, -2)  # [..., Hkv, T, d]
+        context = attend(query_states, key_states, value_states, config, self.causal)[3]
         return context @ self.w_o  # [..., T, D]
 
     def mlp(self, u: np.ndarray) -> np.ndarray:
         """``M(u) = down_proj(SiLU(gate) ⊙ up)`` of ``RMSNorm₂(u)``, token by token."""
-        normed = self._rms_norm(u, self.w_post)  # [..., T, D]
-        gate = normed @ self.w_gate  # [..., T, F]
-        up = normed @ self.w_up  # [..., T, F]
-        return ((gate / (1.0 + np.exp(-gate))) * up) @ self.w_down  # [..., T, D]
+        normed = ops.rms_norm(u, self.w_post, self.eps)  # [..., T, D]
+        return mlp_hidden(normed, self.weights, self.config)[3] @ self.w_down  # [..., T, D]
 
     def field(self, u: np.ndarray) -> np.ndarray:
         """The flow's right-hand side ``F(u) = A(u) + M(u)`` (both branches at the same u)."""

@@ -227,12 +227,10 @@ def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
     with np.errstate(all="ignore"):  # overflow is reported once, below, in words
         arrays = _forward(hidden_states, weights, config, causal)
     for info, array in zip(STEP_INFO, arrays, strict=True):
-        # causal_mask holds -inf by design. Elsewhere a value past 1e150 would overflow when an
-        # RMSNorm squares it and quietly give 0, so it counts as overflow too (NaN fails as well).
-        # The sum of squares (one BLAS pass) is below 1e300 unless some value is past 1e150 or
-        # NaN/Inf; only then is the exact test run. max and -min: no abs() copy, NaN propagates.
-        if (info.name != "causal_mask" and not np.vdot(array, array) < _OVERFLOW**2
-                and not (array.max() < _OVERFLOW and -array.min() < _OVERFLOW)):
+        # Not checked, because they cannot fail first: causal_mask (holds -inf by design, else
+        # the scores), kv_repeat (copies of k_rope and v_proj) and attn_probs (in [0, 1] once
+        # attn_scores passed: each row's largest entry gives exp(0) = 1, so the sum is >= 1).
+        if info.name not in _CHECKED_ELSEWHERE and _overflowed(array):
             raise EngineError(f"the layer overflowed at step {info.index} ({info.name}); "
                               "use smaller inputs or weights")
     steps = []
@@ -243,20 +241,138 @@ def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
     return LayerTrace(config=config, causal=causal, steps=tuple(steps))
 
 
+_CHECKED_ELSEWHERE = frozenset({"causal_mask", "kv_repeat", "attn_probs"})
+
+#: Up to this many entries OpenBLAS computes a dot product on one thread (its ddot threshold).
+_ONE_THREAD_DOT = 10_000
+
+
+def _overflowed(array: np.ndarray) -> bool:
+    """Whether some value is past 1e150, NaN or Inf: past 1e150 an RMSNorm squaring it would
+    overflow and quietly give 0, so that counts as overflow too.
+
+    A small array is pre-screened by one dot product (its sum of squares stays below 1e300
+    unless a value is past 1e150 or NaN/Inf), the cheapest single call. A big one is tested
+    by max and min (two SIMD reductions, NaN propagates): a multithreaded BLAS dot would wait
+    for a second core, which on a busy machine costs more than it saves.
+    """
+    if array.size <= _ONE_THREAD_DOT and np.vdot(array, array) < _OVERFLOW**2:
+        return False
+    return not (np.maximum.reduce(array, axis=None) < _OVERFLOW
+                and -np.minimum.reduce(array, axis=None) < _OVERFLOW)
+
+
+RopeTables = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
 @lru_cache(maxsize=16)
-def _rope_tables(t: int, head_dim: int, theta: float) -> tuple[np.ndarray, np.ndarray]:
-    """``ops.rope_tables`` for positions 0..t-1, kept read-only for the next keystroke."""
+def _rope_tables(t: int, head_dim: int, theta: float) -> RopeTables:
+    """``cos, sin, signed_sin(sin)`` for positions 0..t-1, kept read-only for the next keystroke
+    (``ops.rope_tables``)."""
     cos, sin = ops.rope_tables(np.arange(t), head_dim, theta)
-    cos.setflags(write=False)
-    sin.setflags(write=False)
-    return cos, sin
+    tables = (cos, sin, ops.signed_sin(sin))
+    for table in tables:
+        table.setflags(write=False)
+    return tables
 
 
-@lru_cache(maxsize=16)
-def _causal_mask(t: int) -> np.ndarray:
-    mask = ops.causal_mask(t)
-    mask.setflags(write=False)
-    return mask
+#: Up to this head_dim RoPE gathers the rotated half (``ops.apply_rope_signed``: fewer calls,
+#: which is what a toy-sized head costs); above it, ``ops.apply_rope``'s half slices are faster.
+#: Both give the same bits.
+_GATHER_ROPE_MAX_DIM = 16
+
+
+def rope(x: np.ndarray, tables: RopeTables) -> np.ndarray:
+    """``x [..., T, d]`` rotated by position with ``tables = _rope_tables(T, d, theta)``,
+    C-ordered: ``ops.apply_rope``'s numbers."""
+    cos, sin, sin_signed = tables
+    if x.shape[-1] <= _GATHER_ROPE_MAX_DIM:
+        return ops.apply_rope_signed(x, cos, sin_signed)
+    return ops.apply_rope(x, cos, sin)
+
+
+# --------------------------------------------------------------------------------------------
+# The pieces of the forward. run_layer, the continuous view's branches (engine.continuous) and
+# the attention lens (engine.lenses.attention_facts) all call these, so they agree bit for bit
+# by construction. Each takes arrays with any leading batch axes ``[..., T, ...]``.
+
+
+def project_qkv(normed: np.ndarray, weights: LayerWeights,
+                config: Qwen3Config) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``q_proj [..., T, H*d], k_proj, v_proj [..., T, Hkv*d]`` of ``normed [..., T, D]``.
+
+    One matrix product with the row-stacked ``[W_q; W_k; W_v]``; the three are column views of
+    its result (each entry is the same dot product a separate product would take).
+    """
+    qkv = normed @ weights.stacked("qkv").T  # [..., T, (H + 2 Hkv) d]
+    q_width = config.num_attention_heads * config.head_dim
+    kv_width = config.num_key_value_heads * config.head_dim
+    return (qkv[..., :q_width], qkv[..., q_width:q_width + kv_width],
+            qkv[..., q_width + kv_width:])
+
+
+#: OpenBLAS runs a matrix product on one thread when M·N·K <= 65536 · 4 (its
+#: GEMM_MULTITHREAD_THRESHOLD). Attention's per-head products lie a little above that (Qwen3-0.6B
+#: at T = 64: 1M), where a second thread gains little and, on a busy machine, each product waits
+#: for it: on two cores with other work running, 16 such calls took ~10 ms instead of ~1.5 ms.
+_ONE_THREAD_MNK = 65536 * 4
+
+
+def _matmul_by_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for ``a [..., M, K]``, ``b [..., K, N]``, in blocks of rows small enough that
+    each BLAS call stays on one thread. A row of the product does not depend on the other
+    rows, so blocking changes which calls compute it, not what they compute."""
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    rows = max(1, _ONE_THREAD_MNK // max(1, n * k))
+    if rows >= m:
+        return np.matmul(a, b)
+    out = np.empty((*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), m, n))
+    for r0 in range(0, m, rows):
+        np.matmul(a[..., r0:r0 + rows, :], b, out=out[..., r0:r0 + rows, :])
+    return out
+
+
+def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.ndarray,
+           config: Qwen3Config, causal: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                       np.ndarray]:
+    """``scores, masked, probs [..., H, T, T]`` and ``context [..., T, H*d]``.
+
+    ``query_states [..., H, T, d]`` (C-ordered), ``key_states``/``value_states [..., Hkv, T, d]``.
+    GQA: query head ``h = kv·G + g`` reads kv head ``kv``, so the G query heads of one kv head
+    are one ``[G·T, d]`` block multiplied at once (every entry is the same dot product as head
+    by head), in row blocks that keep each BLAS call on one thread (``_matmul_by_rows``).
+    ``masked`` is ``scores`` itself when ``causal`` is false (the caller copies it if it keeps
+    both). Callers hold ``np.errstate`` if the scores may overflow.
+    """
+    lead = query_states.shape[:-3]
+    n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
+    t = query_states.shape[-2]
+    grouped = (*lead, n_kv, config.group_size * t)
+    scores = _matmul_by_rows(query_states.reshape(*grouped, d), key_states.swapaxes(-1, -2))
+    scores = scores.reshape(*lead, n_heads, t, t)
+    scores *= d**-0.5  # in place: the same numbers without another [H, T, T] temporary
+    if causal:
+        masked, probs = ops.causal_softmax(scores)
+    else:
+        masked, probs = scores, ops.softmax(scores)
+    context = _matmul_by_rows(probs.reshape(*grouped, t), value_states)  # [..., Hkv, G*T, d]
+    context = context.reshape(*lead, n_heads, t, d).swapaxes(-3, -2)  # [..., T, H, d]
+    return scores, masked, probs, context.reshape(*lead, t, n_heads * d)
+
+
+def mlp_hidden(normed: np.ndarray, weights: LayerWeights,
+               config: Qwen3Config) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``gate, up, SiLU(gate), SiLU(gate) ⊙ up``, each ``[..., T, F]``, of ``normed``.
+
+    gate and up come from one matrix product with the row-stacked ``[W_gate; W_up]`` (column
+    views of its result). Callers hold ``np.errstate(over="ignore")`` (or ``all``).
+    """
+    gate_up = normed @ weights.stacked("gate_up").T  # [..., T, 2F]
+    width = config.intermediate_size
+    gate, up = gate_up[..., :width], gate_up[..., width:]
+    gate_act = ops.silu_array(gate)  # callers hold np.errstate: exp(-x) may overflow to inf
+    return gate, up, gate_act, gate_act * up
 
 
 def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
@@ -268,41 +384,30 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
 
     # --- attention sub-step: h = x + A(RMSNorm1(x)) ---
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
-    query_proj = normed @ w["self_attn.q_proj.weight"].T  # [T, H*d]
-    key_proj = normed @ w["self_attn.k_proj.weight"].T  # [T, Hkv*d]
-    value_proj = normed @ w["self_attn.v_proj.weight"].T  # [T, Hkv*d]
+    query_proj, key_proj, value_proj = project_qkv(normed, w, config)  # [T, H*d], [T, Hkv*d] x2
     query_normed = ops.rms_norm(query_proj.reshape(t, n_heads, d),
                                 w["self_attn.q_norm.weight"], eps)  # [T, H, d]
     key_normed = ops.rms_norm(key_proj.reshape(t, n_kv, d),
                               w["self_attn.k_norm.weight"], eps)  # [T, Hkv, d]
-    cos, sin = _rope_tables(t, d, config.rope_theta)  # [T, d]
-    query_states = ops.apply_rope(query_normed.transpose(1, 0, 2), cos, sin)  # [H, T, d]
-    key_states = ops.apply_rope(key_normed.transpose(1, 0, 2), cos, sin)  # [Hkv, T, d]
+    tables = _rope_tables(t, d, config.rope_theta)  # cos, sin, signed sin: [T, d]
+    query_states = rope(query_normed.transpose(1, 0, 2), tables)  # [H, T, d]
+    key_states = rope(key_normed.transpose(1, 0, 2), tables)  # [Hkv, T, d]
     value_states = value_proj.reshape(t, n_kv, d).transpose(1, 0, 2)  # [Hkv, T, d]
-    # GQA: query head h reads kv head h // G. K and V are written once, side by side, into the
-    # kv_repeat step itself; key_rep and value_rep are views of its two halves.
+    # GQA, recorded for display: query head h reads kv head h // G (K left, V right)
     kv_repeat = np.empty((n_heads, t, 2 * d))  # [H, T, 2d]
     kv_groups = kv_repeat.reshape(n_kv, config.group_size, t, 2 * d)  # a view: [Hkv, G, T, 2d]
     kv_groups[..., :d] = key_states[:, None]
     kv_groups[..., d:] = value_states[:, None]
-    key_rep, value_rep = kv_repeat[..., :d], kv_repeat[..., d:]  # [H, T, d] each
-    scores = query_states @ key_rep.transpose(0, 2, 1)  # [H, T, T]
-    scores *= d**-0.5  # in place: the same numbers without another [H, T, T] temporary
-    if causal:
-        masked = np.where(_causal_mask(t), -np.inf, scores)  # [H, T, T]
-    else:
-        masked = scores.copy()
-    probs = ops.softmax(masked)  # [H, T, T]
-    context = (probs @ value_rep).transpose(1, 0, 2).reshape(t, n_heads * d)  # [T, H*d]
+    scores, masked, probs, context = attend(query_states, key_states, value_states, config,
+                                            causal)  # [H, T, T] x3, [T, H*d]
+    if not causal:
+        masked = scores.copy()  # its own step, equal to the scores
     attn_output = context @ w["self_attn.o_proj.weight"].T  # [T, D]
     residual_attn = hidden_states + attn_output  # [T, D]
 
     # --- MLP sub-step: out = h + M(RMSNorm2(h)) ---
     normed2 = ops.rms_norm(residual_attn, w["post_attention_layernorm.weight"], eps)  # [T, D]
-    gate = normed2 @ w["mlp.gate_proj.weight"].T  # [T, F]
-    up = normed2 @ w["mlp.up_proj.weight"].T  # [T, F]
-    gate_act = ops.silu(gate)  # [T, F]
-    gated = gate_act * up  # [T, F]
+    gate, up, gate_act, gated = mlp_hidden(normed2, w, config)  # [T, F] each
     mlp_output = gated @ w["mlp.down_proj.weight"].T  # [T, D]
     output = residual_attn + mlp_output  # [T, D]
 

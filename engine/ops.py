@@ -6,13 +6,24 @@ HF's math at full precision (see DESIGN.md).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 
 def rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
     """``weight * x / sqrt(mean(x^2) + eps)`` over the last axis (eps inside the root)."""
-    variance = np.add.reduce(x * x, axis=-1, keepdims=True) / x.shape[-1]  # np.mean, bit for bit
-    return weight * (x * (1.0 / np.sqrt(variance + eps)))
+    # The same operations as ``weight * (x * (1 / sqrt(add.reduce(x*x) / n + eps)))`` (x*x and
+    # the reduction as np.mean does them, bit for bit), with one full-size buffer instead of
+    # three: the squares are reduced, then overwritten by the result. a*b == b*a exactly.
+    out = np.multiply(x, x)
+    variance = np.add.reduce(out, axis=-1, keepdims=True)
+    variance /= x.shape[-1]
+    variance += eps
+    np.sqrt(variance, out=variance)
+    np.divide(1.0, variance, out=variance)
+    np.multiply(x, variance, out=out)
+    return np.multiply(out, weight, out=out)
 
 
 def layer_norm(x: np.ndarray, eps: float, weight: np.ndarray | float = 1.0,
@@ -54,14 +65,81 @@ def apply_rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
     return out
 
 
+def signed_sin(sin: np.ndarray) -> np.ndarray:
+    """``concat(-sin[:d/2], sin[d/2:])``: ``rotate_half(x) * sin`` is ``x[perm] * signed_sin(sin)``
+    with ``perm`` the half swap (``x*(-s)`` is ``-(x*s)`` exactly)."""
+    half = sin.shape[-1] // 2
+    return np.concatenate([-sin[..., :half], sin[..., half:]], axis=-1)
+
+
+@lru_cache(maxsize=8)
+def _half_swap(d: int) -> np.ndarray:
+    perm = np.concatenate([np.arange(d // 2, d), np.arange(d // 2)])
+    perm.setflags(write=False)
+    return perm
+
+
+def apply_rope_signed(x: np.ndarray, cos: np.ndarray, sin_signed: np.ndarray) -> np.ndarray:
+    """:func:`apply_rope` with ``sin_signed = signed_sin(sin)``: the same numbers, bit for bit
+    (each entry is ``x·cos ± x'·sin`` rounded the same way), C-ordered.
+
+    Four array calls instead of five, for small ``head_dim`` where numpy's per-call overhead is
+    the cost (the toy layer, swept ~1000 times by the continuous view); the gather it uses is
+    slower than :func:`apply_rope`'s half slices for a large ``head_dim``.
+    """
+    out = np.take(x, _half_swap(x.shape[-1]), axis=-1)  # rotate_half(x) up to signs, C-ordered
+    out *= sin_signed
+    out += x * cos  # b + a is a + b exactly
+    return out
+
+
 def softmax(scores: np.ndarray) -> np.ndarray:
     """Row softmax over the last axis; ``-inf`` entries get exactly 0."""
-    weights = scores - np.max(scores, axis=-1, keepdims=True)
+    # the ufuncs' own reduce: what np.max / np.sum call, without their wrappers' overhead (the
+    # continuous view's convergence sweep calls this about a thousand times on small arrays)
+    weights = scores - np.maximum.reduce(scores, axis=-1, keepdims=True)
     if weights.dtype.kind != "f":
         weights = weights.astype(np.float64)
     np.exp(weights, out=weights)  # in place: every fresh big temporary costs page faults
-    weights /= np.sum(weights, axis=-1, keepdims=True)
+    weights /= np.add.reduce(weights, axis=-1, keepdims=True)
     return weights
+
+
+#: Query rows per block in :func:`causal_softmax`: big enough that numpy's per-call overhead
+#: stays small, small enough that the masked triangle inside the diagonal blocks (≈ T·block/2
+#: entries per head) is little work next to the T²/2 skipped.
+_CAUSAL_BLOCK = 64
+
+
+def causal_softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``masked, probs`` for ``scores [..., T, T]``: ``where(causal_mask(T), -inf, scores)`` and
+    its row ``softmax``, bit for bit as those two functions compute them.
+
+    Blocks of query rows: a block's rows see keys up to its last row only, so ``exp`` (the
+    costly part: libm, one element at a time) runs on that triangle-and-a-bit; the masked
+    entries right of it are exactly ``-inf`` and ``0`` as ``exp(-inf)`` would give. Row maxima
+    are exact whatever the order; the row sums run over whole rows as :func:`softmax` sums
+    them, so the probabilities are the same bits.
+    """
+    t = scores.shape[-1]
+    if t <= _CAUSAL_BLOCK:
+        masked = np.where(frozen_causal_mask(t), -np.inf, scores)
+        return masked, softmax(masked)
+    masked = np.empty_like(scores, dtype=np.float64)
+    probs = np.empty_like(masked)
+    future = frozen_causal_mask(_CAUSAL_BLOCK)  # the diagonal block's mask
+    for r0 in range(0, t, _CAUSAL_BLOCK):
+        r1 = min(r0 + _CAUSAL_BLOCK, t)
+        seen = masked[..., r0:r1, :r1]
+        np.copyto(seen, scores[..., r0:r1, :r1])
+        np.copyto(seen[..., r0:], -np.inf, where=future[:r1 - r0, :r1 - r0])
+        masked[..., r0:r1, r1:] = -np.inf
+        weights = probs[..., r0:r1, :r1]
+        np.subtract(seen, np.maximum.reduce(seen, axis=-1, keepdims=True), out=weights)
+        np.exp(weights, out=weights)
+        probs[..., r0:r1, r1:] = 0.0
+    probs /= np.add.reduce(probs, axis=-1, keepdims=True)
+    return masked, probs
 
 
 def silu(x: np.ndarray) -> np.ndarray:
@@ -69,12 +147,26 @@ def silu(x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):  # exp(-x) -> inf for very negative x gives the right 0
         if np.ndim(x) == 0:
             return x / (1.0 + np.exp(-x))
-        denominator = np.negative(x, dtype=np.result_type(x, 1.0))
-        np.exp(denominator, out=denominator)  # in place, as in softmax
-        denominator += 1.0
-        return np.divide(x, denominator, out=denominator)
+        return silu_array(x)
+
+
+def silu_array(x: np.ndarray) -> np.ndarray:
+    """:func:`silu` of an array, for callers that already hold ``np.errstate(over="ignore")``
+    (the layer's forward does): entering an errstate costs more than the SiLU of a toy row."""
+    denominator = np.negative(x, dtype=np.result_type(x, 1.0))
+    np.exp(denominator, out=denominator)  # in place, as in softmax
+    denominator += 1.0
+    return np.divide(x, denominator, out=denominator)
 
 
 def causal_mask(t: int) -> np.ndarray:
     """``[T, T]`` booleans, True where key j is in the future of query i (j > i)."""
     return np.triu(np.ones((t, t), dtype=bool), k=1)
+
+
+@lru_cache(maxsize=16)
+def frozen_causal_mask(t: int) -> np.ndarray:
+    """:func:`causal_mask`, read-only and kept per length: every keystroke needs the same one."""
+    mask = causal_mask(t)
+    mask.setflags(write=False)
+    return mask

@@ -19,7 +19,7 @@ import numpy as np
 from engine import ops
 from engine.config import Qwen3Config
 from engine.errors import EngineError
-from engine.layer import LayerTrace, check_input
+from engine.layer import LayerTrace, attend, check_input, project_qkv
 from engine.lenses._arrays import frozen, real_array
 from engine.weights import LayerWeights
 
@@ -86,9 +86,7 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
     positions = np.arange(t) + int(position_offset)
 
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
-    query_proj = normed @ w["self_attn.q_proj.weight"].T  # [T, H*d]
-    key_proj = normed @ w["self_attn.k_proj.weight"].T  # [T, Hkv*d]
-    value_proj = normed @ w["self_attn.v_proj.weight"].T  # [T, Hkv*d]
+    query_proj, key_proj, value_proj = project_qkv(normed, w, config)  # as run_layer does it
     query_normed = ops.rms_norm(query_proj.reshape(t, n_heads, d),
                                 w["self_attn.q_norm.weight"], eps)  # [T, H, d]
     key_normed = ops.rms_norm(key_proj.reshape(t, n_kv, d),
@@ -100,12 +98,10 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
         query_states = ops.apply_rope(query_states, cos, sin)
         key_states = ops.apply_rope(key_states, cos, sin)
     value_states = value_proj.reshape(t, n_kv, d).transpose(1, 0, 2)  # [Hkv, T, d]
-    key_rep = np.repeat(key_states, config.group_size, axis=0)  # [H, T, d]
+    scores, _, probs, context = attend(query_states, key_states, value_states, config,
+                                       causal)  # run_layer's own attention: [H, T, T], [T, H*d]
+    key_rep = np.repeat(key_states, config.group_size, axis=0)  # [H, T, d], for display
     value_rep = np.repeat(value_states, config.group_size, axis=0)  # [H, T, d]
-    scores = (query_states @ key_rep.transpose(0, 2, 1)) * d**-0.5  # [H, T, T]
-    masked = np.where(ops.causal_mask(t), -np.inf, scores) if causal else scores.copy()
-    probs = ops.softmax(masked)  # [H, T, T]
-    context = (probs @ value_rep).transpose(1, 0, 2).reshape(t, n_heads * d)  # [T, H*d]
     output = context @ w["self_attn.o_proj.weight"].T  # [T, D]
     return AttentionTrace(
         causal=bool(causal), rope=bool(rope), positions=frozen(positions),
