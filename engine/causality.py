@@ -78,10 +78,73 @@ def _common_block(array: np.ndarray, axes: tuple[str, ...], common: int) -> np.n
     return array[index]
 
 
-def _abs_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """|a − b| with equal entries (also −∞ against −∞ in the masked scores) counted as 0."""
-    with np.errstate(invalid="ignore"):
-        return np.where(a == b, 0.0, np.abs(a - b))
+#: Entries per block in :func:`_row_max_abs_diff`: the |difference| of a block of rows goes
+#: into one reused buffer that stays in cache, not a fresh array the size of the step.
+_BLOCK = 1 << 17
+
+
+def _rows(array: np.ndarray, axis: int, start: int, stop: int | None = None) -> np.ndarray:
+    """``array`` restricted to rows ``start:stop`` along ``axis`` (a view)."""
+    return array[(slice(None),) * axis + (slice(start, stop),)]
+
+
+def _exact_row_max(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
+    """The definition, for any values: the largest ``|a − b|`` of each row along ``axis``,
+    where equal entries (also −∞ against −∞) count as 0 and a NaN propagates."""
+    unequal = a != b
+    diff = np.zeros(a.shape)
+    np.subtract(a, b, out=diff, where=unequal)  # never −∞ − −∞
+    np.abs(diff, out=diff)
+    return np.moveaxis(diff, axis, 0).reshape(a.shape[axis], -1).max(axis=1, initial=0.0)
+
+
+def _fast_row_max(a: np.ndarray, b: np.ndarray, axis: int, buffer: np.ndarray) -> np.ndarray:
+    """:func:`_exact_row_max` for finite values, in ``buffer`` (no fresh step-sized array).
+    For finite a ≠ b, a − b ≠ 0 (gradual underflow) and a == b gives +0, so ``|a − b|`` is the
+    definition itself. A NaN in the result means a NaN or equal infinities in the input: then
+    the definition decides."""
+    if a.size == 0:
+        return np.zeros(a.shape[axis])
+    diff = np.subtract(a, b, out=buffer[:a.size].reshape(a.shape))
+    np.abs(diff, out=diff)
+    others = tuple(i for i in range(a.ndim) if i != axis)
+    result = diff.max(axis=others) if others else diff
+    if np.isnan(result).any():
+        result = _exact_row_max(a, b, axis)
+    return result
+
+
+def _row_max_abs_diff(a: np.ndarray, b: np.ndarray, axis: int, *,
+                      masked_from: int | None = None) -> np.ndarray:
+    """The largest ``|a − b|`` of each row along ``axis`` of ``a, b``, equal entries (also −∞
+    against −∞) counting as 0; 0 for a row without any difference.
+
+    ``masked_from=r`` says row k is query ``r + k`` of a causal ``causal_mask`` step (keys on the
+    last axis), whose keys after the query hold −∞ in both traces. Those are then not
+    subtracted (−∞ − −∞ would be NaN): right of a block's diagonal they are compared with
+    ``np.array_equal`` (equal: 0), and only the block's own diagonal square takes the
+    entry-by-entry definition.
+    """
+    rows = a.shape[axis]
+    result = np.zeros(rows)
+    if a.size == 0:
+        return result
+    chunk = max(1, min(rows, _BLOCK * rows // a.size))
+    buffer = np.empty(chunk * (a.size // rows))
+    with np.errstate(invalid="ignore"):  # only for NaN/∞ inputs, which the definition settles
+        for r0 in range(0, rows, chunk):
+            r1 = min(r0 + chunk, rows)
+            block_a, block_b = _rows(a, axis, r0, r1), _rows(b, axis, r0, r1)
+            if masked_from is None:
+                result[r0:r1] = _fast_row_max(block_a, block_b, axis, buffer)
+                continue
+            q0, q1 = masked_from + r0, masked_from + r1  # the block's queries
+            parts = [_fast_row_max(block_a[..., :q0], block_b[..., :q0], axis, buffer),
+                     _exact_row_max(block_a[..., q0:q1], block_b[..., q0:q1], axis)]
+            if not np.array_equal(block_a[..., q1:], block_b[..., q1:]):
+                parts.append(_exact_row_max(block_a[..., q1:], block_b[..., q1:], axis))
+            result[r0:r1] = np.max(parts, axis=0)
+    return result
 
 
 def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
@@ -113,23 +176,36 @@ def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
         a = _common_block(before[info.name], info.axes, common)
         b = _common_block(after[info.name], info.axes, common)
         axis = info.token_axis
-        diff = np.moveaxis(_abs_diff(a, b), axis, 0).reshape(common, -1)  # [common, rest]
-        per_position[info.name] = _readonly(diff.max(axis=1, initial=0.0))
-        earlier_a = np.moveaxis(a, axis, 0)[:first]
-        earlier_b = np.moveaxis(b, axis, 0)[:first]
+        earlier_a, earlier_b = _rows(a, axis, 0, first), _rows(b, axis, 0, first)
+        later_a, later_b = _rows(a, axis, first), _rows(b, axis, first)
+        per_row = np.zeros(common)
         bitwise[info.name] = bool(np.array_equal(earlier_a, earlier_b))
-        earlier_diff[info.name] = float(diff[:first].max(initial=0.0))
+        masked = info.name == "causal_mask" and before.causal
         if info.name == "attn_scores":
-            scores_changed = a != b  # [H, common, common]
+            scores_changed = a != b  # [H, common, common], reported in full
+            # Earlier rows: only the key columns where some entry changed (the edited key's,
+            # for an edit) can have a nonzero |difference|; later rows are compared in full.
+            columns = np.flatnonzero(scores_changed[:, :first].any(axis=(0, 1)))
+            if columns.size < common // 4:  # else a gather costs more than it saves
+                earlier_a, earlier_b = earlier_a[..., columns], earlier_b[..., columns]
+            per_row[:first] = _row_max_abs_diff(earlier_a, earlier_b, axis)
+            per_row[first:] = _row_max_abs_diff(later_a, later_b, axis)
+        elif bitwise[info.name]:
+            # every earlier entry is == (np.array_equal), so its |difference| is exactly 0
+            per_row[first:] = _row_max_abs_diff(later_a, later_b, axis,
+                                                masked_from=first if masked else None)
+        else:
+            per_row[:] = _row_max_abs_diff(a, b, axis, masked_from=0 if masked else None)
+        per_position[info.name] = _readonly(per_row)
+        earlier_diff[info.name] = float(per_row[:first].max(initial=0.0))
     earlier_changed = scores_changed[:, :first, :]  # [H, first, common]
-    columns = np.arange(common)
     return CausalityReport(
         step_names=STEP_NAMES, num_tokens_before=t_before, num_tokens_after=t_after,
         first_changed=first, per_position=MappingProxyType(per_position),
         earlier_rows_bitwise_equal=MappingProxyType(bitwise),
         earlier_max_abs_diff=MappingProxyType(earlier_diff),
         scores_changed=_readonly(scores_changed),
-        scores_changed_count=int(earlier_changed.sum()),
-        scores_changed_future_only=not bool(earlier_changed[..., columns < first].any()),
+        scores_changed_count=int(np.count_nonzero(earlier_changed)),
+        scores_changed_future_only=not bool(earlier_changed[..., :first].any()),
         exact=all(equal for name, equal in bitwise.items() if name != "attn_scores"),
     )
