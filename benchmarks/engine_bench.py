@@ -4,11 +4,14 @@
 
 Sizes: the toy default at T = 8, hidden 256 at T = 128, and the real Qwen3-0.6B layer shape at
 T = 64. Separately it times the continuous-view calls (``depth_states`` of a trace and
-``substep_layer`` with n = 8) when ``engine/continuous.py`` provides them. When torch and
-transformers are importable it also times Hugging Face's ``Qwen3DecoderLayer`` (float64, eager
-attention, the same weights, ``torch.no_grad``, given ``position_embeddings`` and a causal mask
-made the way ``Qwen3Model`` makes them, outside the timed call) and prints ours/HF. Ours and
-HF's take turns in blocks (see :func:`median_ms`).
+``substep_layer`` with n = 8) when ``engine/continuous.py`` provides them, and what the GUI
+does per keystroke on a long input: the toy layer at T = 512 (``run_layer``, and
+``compare_traces`` of a pinned baseline against the input with its last token edited, or with
+one token appended; JSON key ``gui_toy_T512``). When torch and transformers are importable it
+also times Hugging Face's ``Qwen3DecoderLayer`` (float64, eager attention, the same weights,
+``torch.no_grad``, given ``position_embeddings`` and a causal mask made the way ``Qwen3Model``
+makes them, outside the timed call) and prints ours/HF. Ours and HF's take turns in blocks (see
+:func:`median_ms`).
 Targets: ours <= 0.5x HF at the toy size, <= 1.0x at the 0.6B shape.
 
 ``--threads N`` caps the BLAS and OpenMP threads of both numpy and torch (it sets
@@ -52,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run from a checkout, installed or not
 
-from engine import LayerWeights, Qwen3Config, embed, run_layer  # noqa: E402
+from engine import LayerWeights, Qwen3Config, compare_traces, embed, run_layer  # noqa: E402
 
 try:
     from engine.continuous import depth_states, substep_layer
@@ -61,6 +64,7 @@ except ImportError:  # another part of the engine; absent in older checkouts
 
 SUBSTEPS = 8
 TARGETS = {"toy": 0.5, "qwen3_0_6b": 1.0}
+GUI_T = 512  # the GUI's long-input case: the toy layer, where the [H, T, T] steps dominate
 
 
 def sizes() -> list[tuple[str, Qwen3Config, int]]:
@@ -170,6 +174,25 @@ def load_average() -> float | None:
         return None
 
 
+def gui_figures(budget: float) -> dict[str, Any]:
+    """The toy layer at T = ``GUI_T``: ``run_layer`` and the causality comparison the GUI runs
+    against a pinned baseline (last token edited; one token appended)."""
+    config = Qwen3Config.toy()
+    weights = LayerWeights.random(config, seed=0)
+    tokens = [f"tok{i}" for i in range(GUI_T)]
+    x = embed(tokens, config.hidden_size)
+    baseline = run_layer(x, weights, config)
+    edited = run_layer(embed([*tokens[:-1], "edited"], config.hidden_size), weights, config)
+    shorter = run_layer(x[:-1], weights, config)  # the baseline, before the last token came
+    row: dict[str, Any] = {"T": GUI_T, "config": config.to_dict()}
+    row.update(median_ms({
+        "run_layer": lambda: run_layer(x, weights, config),
+        "compare_traces": lambda: compare_traces(baseline, edited),
+        "compare_traces_append": lambda: compare_traces(shorter, baseline),
+    }, budget))
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter timing budget")
@@ -222,6 +245,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:11s} T={t:<4d} run_layer {fmt(row['run_layer'])}  HF {fmt(row['hf'])}  "
               f"ours/HF {shown}{target}  depth_states {fmt(row['depth_states'])}  "
               f"substep_layer(n={SUBSTEPS}) {fmt(row[f'substep_layer_n{SUBSTEPS}'])}")
+    figures["gui_toy_T512"] = gui_figures(budget)
+    gui = figures["gui_toy_T512"]
+    print(f"gui toy    T={GUI_T:<4d} run_layer {gui['run_layer']:9.3f}  compare_traces: last token "
+          f"edited {gui['compare_traces']:9.3f}, one token appended "
+          f"{gui['compare_traces_append']:9.3f}")
     figures["load_average_after"] = load_average()
     print(json.dumps(figures, ensure_ascii=False))
     return 0
