@@ -752,6 +752,7 @@ class MainWindow(QMainWindow):
         self._colour_status_error()
         self.restyle_plots()
         for panel in self.panels.values():
+            panel.retranslate()  # strings made there may carry the theme's text colours
             panel.request_redraw()
 
     def _on_palette_changed(self, key: str) -> None:

@@ -165,6 +165,11 @@ def _refresh_widgets() -> None:
             widget.setStyleSheet(sheet)
 
 
+def plot_ink(colour: str) -> str:
+    """:func:`ink` against the plot background (text drawn inside a plot)."""
+    return ink(colour, QColor(PLOT_COLOURS[current_theme()][0]))
+
+
 def note_background() -> str:
     """Background of a highlighted note in the current theme."""
     return NOTE_BACKGROUNDS[current_theme()]

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
@@ -519,13 +520,13 @@ class AttentionGraphPanel(Panel):
         if causal:
             legend += self.tr("; grey dashed = masked future token (weight 0)")
         else:
-            lines.append("<span style='color:#b00020'>" + self.tr(
+            lines.append(f"<span style='color:{theme.error_colour()}'>" + self.tr(
                 "Causal mask off: every token also reads the future (View ▸ Causal mask, M).")
                 + "</span>")
         if capped:
             legend += self.tr("; showing the %1 heaviest of %2 links").replace(
                 "%1", str(drawn)).replace("%2", str(int((~self.masked).sum())))
-        lines.append(f"<span style='color:#666'>{legend}</span>")
+        lines.append(f"<span style='color:{theme.quiet_css()}'>{legend}</span>")
         self.caption.setText("<br>".join(lines))
 
     # ----- hover -----

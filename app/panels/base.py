@@ -103,4 +103,5 @@ class Panel(QWidget):
         raise NotImplementedError
 
     def retranslate(self) -> None:
-        """Set every user-visible string (``self.tr``); called at start and on language change."""
+        """Set every user-visible string (``self.tr``); called at start, on a language change
+        and on a theme switch (rich text may carry the theme's quiet or accent colours)."""

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
@@ -68,10 +69,12 @@ MAX_QUOTED_TOKENS = 12
 MAX_OUTLINES = 20_000
 ATTENTION_MAPS = ("attn_scores", "causal_mask", "attn_probs")
 
+#: verdict colours, picked for a white page (:func:`app.theme.ink` adapts them to the theme)
 GOOD = "#1b7f3b"
 WARN = "#b34700"
 INFO = "#1f5fa8"
-QUIET = "#666666"
+#: verdict in the palette's quiet text colour (:func:`app.theme.quiet_css`)
+QUIET = "quiet"
 
 
 def abs_diff(before: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -164,7 +167,7 @@ class CausalityPanel(Panel):
         self.bars_caption = QLabel()
         for label in (self.grid_caption, self.diff_caption, self.bars_caption):
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            label.setStyleSheet(f"color: {QUIET};")
+            theme.make_quiet(label)
 
         def titled(widget: QWidget, caption: QLabel) -> QWidget:
             box = QWidget()
@@ -461,7 +464,8 @@ class CausalityPanel(Panel):
                          if kv else self.tr("head %1").replace("%1", str(self.state.head)))
         note = ""
         if name == "attn_scores" and result.trace.causal and 0 < k < common:
-            note = " — <span style='color:%1'>%2</span>".replace("%1", OUTLINE_HTML).replace(
+            note = " — <span style='color:%1'>%2</span>".replace(
+                "%1", theme.ink(OUTLINE_HTML)).replace(
                 "%2", self.tr("rows before k changed only in the masked future (outlined)"))
         self.step_title.setText(
             f"<b>{info.index}. {name}</b> &nbsp;<code>{info.formula}</code>"
@@ -690,6 +694,7 @@ class CausalityPanel(Panel):
 
     def _set_verdict(self, colour: str, text: str) -> None:
         text = text.replace("max |Δ| = ", "max\u00a0|Δ|\u00a0=\u00a0")  # never wrap inside
+        colour = theme.quiet_css() if colour == QUIET else theme.ink(colour)
         self.verdict.setText(f"<span style='color:{colour}'>{text}</span>")
 
     @property
@@ -707,7 +712,7 @@ class CausalityPanel(Panel):
 
     def _big_hint(self, causal: bool) -> str:
         return ("<p style='font-size:large'>" + self._suggestion(causal) + "</p><p style="
-                f"'color:{QUIET}'>" + self.tr(
+                f"'color:{theme.quiet_css()}'>" + self.tr(
                     "Pin baseline keeps comparing with the input on screen now, so you can make "
                     "several edits in a row.") + "</p>")
 

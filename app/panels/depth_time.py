@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import palettes
+from app import palettes, theme
 from app.compute import CONVERGENCE_MAX_TOKENS, Result, norm_curve_points
 from app.panels.base import Panel
 from app.state import AppState
@@ -133,7 +133,7 @@ class DepthTimePanel(Panel):
         self.conv_waiting.setObjectName("depthConvWaiting")
         self.conv_waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.conv_waiting.setWordWrap(True)
-        self.conv_waiting.setStyleSheet("color: #777;")
+        theme.make_quiet(self.conv_waiting)
         self.conv_stack = QStackedWidget()
         self.conv_stack.addWidget(self.conv_waiting)
         self.conv_stack.addWidget(self.conv_plot)
@@ -319,7 +319,8 @@ class DepthTimePanel(Panel):
     # ----- strings -----
     def retranslate(self) -> None:
         self.title.setText(self.tr("<b>u(t)</b> — the residual stream in depth time "
-                                   "<span style='color:#666'>(continuous view)</span>"))
+                                   "<span style='color:%1'>(continuous view)</span>")
+                           .replace("%1", theme.quiet_css()))
         self.badge.setToolTip(self.tr(
             "PAPER E14 (exact, tested): inside an explicit sub-step "
             "(1 − s)·x + s·(x + F(x)) = x + s·F(x), so every in-between state is a true Euler "

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
+from app import theme
 from app.compute import Result
 from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
 from app.widgets.claim_badge import BADGE_COLOURS
@@ -182,7 +183,7 @@ class AnalogiesPanel(LensPanel):
         layout.addWidget(self.header)
         layout.addWidget(self.browser, 1)
         self.set_body(body)
-        self._page_language = ""
+        self._page_key: tuple[str, str] = ("", "")
         #: the dock a link last opened (for tests)
         self.opened_dock = ""
 
@@ -209,10 +210,12 @@ class AnalogiesPanel(LensPanel):
         self._show_page()
 
     def _show_page(self) -> None:
-        """Lay the page out again only when its language changed (a long rich text costs
-        ~100 ms to lay out; Qt's LanguageChange and the state's signal both ask for it)."""
-        if self._page_language != self.state.language:
-            self._page_language = self.state.language
+        """Lay the page out again only when its language or theme changed (a long rich text
+        costs ~100 ms to lay out; Qt's LanguageChange and the state's signal both ask for it).
+        The theme counts: the document takes its link colour from the palette when it is set."""
+        key = (self.state.language, theme.current_theme())
+        if self._page_key != key:
+            self._page_key = key
             self.browser.setHtml(self.page_html())
 
     def _where_html(self, where: tuple[tuple[str, str], ...]) -> str:

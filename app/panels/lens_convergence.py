@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from app import theme
 from app.compute import Result
 from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
 from app.state import AppState
@@ -88,7 +89,7 @@ class ConvergencePanel(LensPanel):
         self.caveat = QLabel()
         self.caveat.setObjectName("convergenceCaveat")
         self.caveat.setWordWrap(True)
-        self.caveat.setStyleSheet("color: #7a4a00;")
+        theme.make_caveat(self.caveat)  # brown on light, lighter on dark
 
         controls = QHBoxLayout()
         controls.addWidget(self.fit_label)

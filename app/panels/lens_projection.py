@@ -22,6 +22,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QGridLayout,
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
 from app.compute import Result
 from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
 from engine import ops
@@ -126,8 +128,7 @@ class _View(pg.PlotWidget):
                 self.addItem(label)
             self.key = None
         else:
-            self.key = self.addLegend(offset=(4, 4), labelTextSize="8pt", colCount=2,
-                                      brush=pg.mkBrush(255, 255, 255, 210))
+            self.key = self.addLegend(offset=(4, 4), labelTextSize="8pt", colCount=2)
             self.key_samples = {
                 key: pg.ScatterPlotItem(symbol="s" if key == "ln_eps" else "o", size=9,
                                         brush=pg.mkBrush(COLOURS[key]), pen=pg.mkPen("w"))
@@ -138,6 +139,11 @@ class _View(pg.PlotWidget):
         if self.key is None:
             return
         self.key.clear()
+        # the plot's own background, half see-through: the key's text is the plot foreground
+        # (runs again on a theme switch, with the retranslation)
+        veil = QColor(theme.PLOT_COLOURS[theme.current_theme()][0])
+        veil.setAlpha(210)
+        self.key.setBrush(pg.mkBrush(veil))
         for key, name in names.items():
             self.key.addItem(self.key_samples[key], name)
 
@@ -416,15 +422,20 @@ class ProjectionPanel(LensPanel):
         if self.ln_eps is not None:
             labels["ln_eps"].setText("LNε")
         self.v_label.setText(self.tr("v ="))
+        # the colours of the marks they name, made readable on the current theme
+        ink = {key: theme.ink(QColor(*COLOURS[key]).name())
+               for key in ("ln", "anti", "rms", "ln_eps")}
+        ink["const"] = theme.ink("#b35900")
+        anti = ink["anti"]
         lines = []
         if self.equidistant:
             lines.append(pick(
                 st,
-                f"<b style='color:#b35900'>v is constant: every point of the circle is "
+                f"<b style='color:{ink['const']}'>v is constant: every point of the circle is "
                 f"equidistant</b> (distance {ln.distance:.4f}) — no unique projection (E7). "
                 f"With ε &gt; 0 LayerNorm returns β = σ₁ = {s1:g} for every component: the "
                 "centre, off the circle.",
-                f"<b style='color:#b35900'>v 是常向量：圆上每一点与它等距</b>（距离 "
+                f"<b style='color:{ink['const']}'>v 是常向量：圆上每一点与它等距</b>（距离 "
                 f"{ln.distance:.4f}）——投影不唯一（E7）。ε &gt; 0 时 LayerNorm 每个分量都返回 "
                 f"β = σ₁ = {s1:g}：圆心，不在圆上。"))
         else:
@@ -432,21 +443,21 @@ class ProjectionPanel(LensPanel):
             far = math.sqrt(ln.closed_form_antipode_squared_distance)
             lines.append(pick(
                 st,
-                f"<b style='color:#1f5fbf'>LN(v): nearest, {ln.distance:.6f}</b> "
+                f"<b style='color:{ink['ln']}'>LN(v): nearest, {ln.distance:.6f}</b> "
                 f"(closed form √(d[(σ₂ − s)² + (σ₁ − m)²]) = {near:.6f})",
-                f"<b style='color:#1f5fbf'>LN(v)：最近，{ln.distance:.6f}</b>"
+                f"<b style='color:{ink['ln']}'>LN(v)：最近，{ln.distance:.6f}</b>"
                 f"（闭式 √(d[(σ₂ − s)² + (σ₁ − m)²]) = {near:.6f}）"))
             lines.append(pick(
                 st,
-                f"<b style='color:#d0471c'>antipode: farthest, {ln.antipode_distance:.6f}</b> "
+                f"<b style='color:{anti}'>antipode: farthest, {ln.antipode_distance:.6f}</b> "
                 f"(√(d[(σ₂ + s)² + (σ₁ − m)²]) = {far:.6f}; same first-order condition)",
-                f"<b style='color:#d0471c'>对径点：最远，{ln.antipode_distance:.6f}</b>"
+                f"<b style='color:{anti}'>对径点：最远，{ln.antipode_distance:.6f}</b>"
                 f"（√(d[(σ₂ + s)² + (σ₁ − m)²]) = {far:.6f}；满足同样的一阶条件）"))
             rms_line = pick(
                 st,
-                f"<b style='color:#1b7f3b'>RMSNorm(v): {rms.distance:.6f}</b> = √d·|rms − 1|, "
+                f"<b style='color:{ink['rms']}'>RMSNorm(v): {rms.distance:.6f}</b> = √d·|rms − 1|, "
                 f"radially onto the sphere; its mean is {float(np.mean(rms.point)):.3f}, not 0",
-                f"<b style='color:#1b7f3b'>RMSNorm(v)：{rms.distance:.6f}</b> = √d·|rms − 1|，"
+                f"<b style='color:{ink['rms']}'>RMSNorm(v)：{rms.distance:.6f}</b> = √d·|rms − 1|，"
                 f"沿径向到球面；其均值为 {float(np.mean(rms.point)):.3f}，不是 0")
             if s1 == 0 and s2 == 1:
                 gap = compare_norms(v).centred_gap
@@ -458,10 +469,10 @@ class ProjectionPanel(LensPanel):
             measured = project_to_layernorm_set(self.ln_eps, s1, s2).distance
             lines.append(pick(
                 st,
-                f"<span style='color:#8a2be2'>ε = {eps:.0e}: LN<sub>ε</sub>(v) misses the "
+                f"<span style='color:{ink['ln_eps']}'>ε = {eps:.0e}: LN<sub>ε</sub>(v) misses the "
                 f"circle by {measured:.3e}</span> = σ₂·√d(1 − s/√(s² + ε)) = "
                 f"{s2 * miss.closed_form:.3e} (E8).",
-                f"<span style='color:#8a2be2'>ε = {eps:.0e}：LN<sub>ε</sub>(v) 偏离圆 "
+                f"<span style='color:{ink['ln_eps']}'>ε = {eps:.0e}：LN<sub>ε</sub>(v) 偏离圆 "
                 f"{measured:.3e}</span> = σ₂·√d(1 − s/√(s² + ε)) = "
                 f"{s2 * miss.closed_form:.3e}（E8）。"))
         self.readout.setText("<br>".join(lines))

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import palettes
+from app import palettes, theme
 from app.compute import Result
 from app.panels.lens_temperature import LensHeader, LensPanel, LogSlider, badge_tip, pick
 from app.state import AppState
@@ -141,7 +141,6 @@ class SplittingPanel(LensPanel):
         self.detail.setObjectName("splittingDetail")
         self.detail.setWordWrap(True)
         self.detail.setTextFormat(Qt.TextFormat.RichText)
-        self.detail.setStyleSheet("color: #444;")
 
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
@@ -308,7 +307,7 @@ class SplittingPanel(LensPanel):
 
     def _title(self, name: str, kind: str, text: str) -> str:
         """Two short lines, so every column gets the same width."""
-        colour = KIND_COLOURS.get(kind, "#444")
+        colour = theme.plot_ink(KIND_COLOURS.get(kind, "#444444"))  # drawn in the plot
         return (f"<span style='font-size:8pt'><b>{name}</b><br>"
                 f"<span style='color:{colour}'>{text}</span></span>")
 
@@ -340,7 +339,7 @@ class SplittingPanel(LensPanel):
             colour = "#b35900"
         self.gap_label.setText(
             self.tr("max |u₆ − block| = <b style='color:%1'>%2</b> (%3)")
-            .replace("%1", colour).replace("%2", f"{gap:.2e}").replace("%3", verdict))
+            .replace("%1", theme.ink(colour)).replace("%2", f"{gap:.2e}").replace("%3", verdict))
         closing = lens.closing_eps
         e4 = pick(st,
                   f"ω = {lens.omega:.2f} is the re-weighted skip LN(u₄ + α·u₂), α = ω/(1 − ω) = "

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import palettes
+from app import palettes, theme
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
@@ -102,7 +102,6 @@ class LensHeader(QWidget):
         self.statement.setObjectName("lensStatement")
         self.statement.setWordWrap(True)
         self.statement.setTextFormat(Qt.TextFormat.RichText)
-        self.statement.setStyleSheet("color: #333;")
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(self.title)
@@ -466,7 +465,9 @@ class TemperaturePanel(LensPanel):
                 f"平均最大权重 {max_w:.3f}。按“τ = 1”去掉 1/√d：注意力更尖锐，"
                 "但不是独热（“凝聚”只是类比）。")
         self.note.setText(text)
-        style = "background: #fff4e0; padding: 3px;" if at_one else "color: #555;"
+        # both follow the theme: this runs on every redraw, and a theme switch redraws
+        style = (f"background: {theme.note_background()}; padding: 3px;" if at_one
+                 else f"color: {theme.quiet_css()};")
         if style != self.note.styleSheet():
             self.note.setStyleSheet(style)
 

@@ -129,7 +129,6 @@ class NormComparePanel(Panel):
         self.identity = QLabel()
         self.identity.setObjectName("normIdentity")
         self.identity.setWordWrap(True)
-        self.identity.setStyleSheet("color: #333;")
 
         self.graph = pg.PlotWidget(axisItems=fast_axes())  # a grid: fast lines
         left_bottom_only(self.graph)

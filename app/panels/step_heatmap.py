@@ -6,7 +6,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
-from app import palettes
+from app import palettes, theme
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
@@ -133,7 +133,8 @@ class StepHeatmapPanel(Panel):
         shape = " × ".join(str(n) for n in step.array.shape)
         self.title.setText(
             f"<b>{step.index}. {step.name}</b> &nbsp; <code>{step.formula}</code> &nbsp; "
-            f"<span style='color:#666'>[{shape}] — {self.state.meaning(step.info)}</span>")
+            f"<span style='color:{theme.quiet_css()}'>[{shape}] — "
+            f"{self.state.meaning(step.info)}</span>")
         levels = result.levels[step.name]
         map_name = palettes.map_for(step.kind, getattr(self.state, "palette", "classic"))
         self.view.set_matrix(matrix, levels, map_name, self._row_labels, col_labels,

@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import theme
+
 #: Slider positions per unit of depth time: a step of 1/200 = 0.005. Even, so t = ½ is a position.
 RESOLUTION = 200
 
@@ -54,7 +56,7 @@ class DepthSlider(QWidget):
         #: the two sub-steps' names, centred between the marks
         self.phases = [QLabel(self), QLabel(self)]
         for label in self.phases:
-            label.setStyleSheet("color: #777;")
+            theme.make_quiet(label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)

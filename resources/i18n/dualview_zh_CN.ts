@@ -390,10 +390,6 @@
 <context>
     <name>DepthTimePanel</name>
     <message>
-        <source>&lt;b&gt;u(t)&lt;/b&gt; — the residual stream in depth time &lt;span style=&apos;color:#666&apos;&gt;(continuous view)&lt;/span&gt;</source>
-        <translation>&lt;b&gt;u(t)&lt;/b&gt; —— 深度时间中的残差流 &lt;span style=&apos;color:#666&apos;&gt;（连续视角）&lt;/span&gt;</translation>
-    </message>
-    <message>
         <source>PAPER E14 (exact, tested): inside an explicit sub-step (1 − s)·x + s·(x + F(x)) = x + s·F(x), so every in-between state is a true Euler step of size s.</source>
         <translation>PAPER E14（精确，已测试）：在一个显式子步内，(1 − s)·x + s·(x + F(x)) = x + s·F(x)，所以每个中间状态都是步长为 s 的真实欧拉步。</translation>
     </message>
@@ -556,6 +552,10 @@ after attn.</source>
     <message>
         <source>An &lt;b&gt;exact&lt;/b&gt; Euler step of size s — the layer&apos;s output with this branch scaled by s — not a cosmetic blend of two pictures.</source>
         <translation>这是步长为 s 的&lt;b&gt;精确&lt;/b&gt;欧拉步——把这一分支乘以 s 时这一层的输出——而不是两张图的装饰性混合。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;u(t)&lt;/b&gt; — the residual stream in depth time &lt;span style=&apos;color:%1&apos;&gt;(continuous view)&lt;/span&gt;</source>
+        <translation>&lt;b&gt;u(t)&lt;/b&gt; —— 深度时间中的残差流 &lt;span style=&apos;color:%1&apos;&gt;（连续视角）&lt;/span&gt;</translation>
     </message>
     <message>
         <source>feature</source>
