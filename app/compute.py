@@ -193,14 +193,54 @@ def compute(request: Request) -> Result:
     )
 
 
-#: Inputs longer than this skip the convergence sweep: it runs the layer ~130 times.
-CONVERGENCE_MAX_TOKENS = 256
+#: The convergence sweep runs the layer ~130 times, so it is skipped when one run of the layer
+#: costs more than the toy layer on this many tokens (already seconds of CPU there). A token
+#: count alone is no measure: the Qwen3-0.6B shape costs more on one token than the toy on 256.
+CONVERGENCE_BUDGET_TOKENS = 256
+
+
+def layer_work(config: Qwen3Config, tokens: int) -> int:
+    """Multiply-adds of one layer run on ``tokens`` tokens: the q, k, v and o projections, the
+    MLP's three matrices, and per query head the two T × T products (scores, weighted sum)."""
+    q = config.num_attention_heads * config.head_dim
+    kv = config.num_key_value_heads * config.head_dim
+    per_token = (config.hidden_size * (2 * q + 2 * kv)
+                 + 3 * config.hidden_size * config.intermediate_size)
+    return tokens * per_token + 2 * config.num_attention_heads * tokens * tokens * config.head_dim
+
+
+#: The most work one layer run of the sweep may take: the toy layer at the budget's tokens.
+CONVERGENCE_BUDGET = layer_work(Qwen3Config.toy(), CONVERGENCE_BUDGET_TOKENS)
+
+
+def sweeps_convergence(config: Qwen3Config, tokens: int) -> bool:
+    """Whether the convergence sweep runs for ``tokens`` tokens through this layer shape."""
+    return 0 < tokens and layer_work(config, tokens) <= CONVERGENCE_BUDGET
+
+
+def convergence_max_tokens(config: Qwen3Config) -> int:
+    """The longest input the sweep runs for at this layer shape (0: the layer is too large
+    for any). Work grows with the token count, so a bisection finds it."""
+    low, high = 0, engine.MAX_TOKENS
+    if sweeps_convergence(config, high):
+        return high
+    while high - low > 1:  # invariant: low sweeps (or is 0), high does not
+        mid = (low + high) // 2
+        low, high = (mid, high) if sweeps_convergence(config, mid) else (low, mid)
+    return low
+
+
+def convergence_skipped(result: Result | None) -> bool:
+    """True for a computed result whose input is too much work for the sweep (the panels say
+    why their convergence plot stays empty)."""
+    return (result is not None and result.trace is not None
+            and not sweeps_convergence(result.trace.config, len(result.tokens)))
 
 
 def compute_convergence(request: Request, result: Result) -> Convergence | None:
     """The slower follow-up: the layer sub-stepped n = 1..64 times. Runs only when no newer
-    request waits, so typing never queues behind it."""
-    if not result.ok or len(result.tokens) > CONVERGENCE_MAX_TOKENS:
+    request waits, so typing never queues behind it, and only within the work budget."""
+    if not result.ok or not sweeps_convergence(request.config, len(result.tokens)):
         return None
     x = result.trace["embed"]  # type: ignore[index]
     return convergence(x, request.weights, request.config, causal=request.causal)

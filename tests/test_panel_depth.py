@@ -6,7 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 import app.bridge
-from app.compute import CONVERGENCE_MAX_TOKENS
+from app.compute import CONVERGENCE_BUDGET_TOKENS
+from engine import LayerWeights, Qwen3Config
 
 
 def _depth(window):
@@ -189,7 +190,33 @@ def test_long_input_draws_and_animates_without_the_sweep(make_window):
         window.state.set_depth_t(t)
     assert np.array_equal(panel.source, window.state.result.depth.at(0.9))
     assert window.state.convergence is None
-    assert str(CONVERGENCE_MAX_TOKENS) in panel.conv_waiting.text()
+    assert panel.conv_stack.currentWidget() is panel.conv_waiting
+    assert str(CONVERGENCE_BUDGET_TOKENS) in panel.conv_waiting.text()  # the toy's limit
+
+
+def test_a_large_layer_skips_the_sweep_even_for_a_short_sentence(make_window, qtbot,
+                                                                   restore_view):
+    """The Qwen3-0.6B shape costs more on one token than the toy on 256: no sweep, and the
+    depth panel and the convergence lens both say why, in either language."""
+    window = make_window(sync=True, text=None)
+    config = Qwen3Config.qwen3_0_6b()
+    window.state.set_model(config, weights=LayerWeights.random(config, 0))
+    text = " ".join(f"w{i}" for i in range(16))
+    window.editor.set_text(text)
+    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.ok
+                    and window.state.result.text == text and window.all_panels_current())
+    panel = _depth(window)
+    assert window.state.convergence is None
+    assert panel.conv_stack.currentWidget() is panel.conv_waiting
+    assert "layer this large" in panel.conv_waiting.text()
+    lens = window.panels["lensConvergenceDock"]
+    window.docks["lensConvergenceDock"].show()
+    window.docks["lensConvergenceDock"].raise_()
+    qtbot.waitUntil(lambda: lens.is_current)
+    assert "Not computed" in lens.readout.text() and "layer this large" in lens.readout.text()
+    window.language_actions["zh"].trigger()
+    qtbot.waitUntil(lambda: "这么大的层" in panel.conv_waiting.text()
+                    and "未计算" in lens.readout.text())
 
 
 def test_norm_curves_survive_going_from_a_long_input_to_a_short_one(make_window):

@@ -28,7 +28,12 @@ from PySide6.QtWidgets import (
 )
 
 from app import palettes, theme
-from app.compute import CONVERGENCE_MAX_TOKENS, Result, norm_curve_points
+from app.compute import (
+    Result,
+    convergence_max_tokens,
+    convergence_skipped,
+    norm_curve_points,
+)
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.animated_heatmap import AnimatedHeatmapView
@@ -600,6 +605,16 @@ class DepthTimePanel(Panel):
             self.legend.addItem(self.conv_euler, euler)
             self.legend.addItem(self.conv_second, second)
 
+    def skipped_text(self, result: Result) -> str:
+        """Why the convergence plot stays empty: the sweep's work budget (see app.compute)."""
+        limit = convergence_max_tokens(result.trace.config)  # type: ignore[union-attr]
+        if limit == 0:
+            return self.tr("Convergence is not computed for a layer this large: it runs the "
+                           "layer ~130 times, seconds of CPU even for one token.")
+        return self.tr("Convergence is computed up to %1 tokens at this layer size (it runs "
+                       "the layer ~130 times); shorten the text to see it.").replace(
+                           "%1", str(limit))
+
     def _on_convergence_changed(self, _conv: Convergence | None) -> None:
         self._show_convergence()
 
@@ -609,12 +624,11 @@ class DepthTimePanel(Panel):
             return
         self._shown_conv = conv
         result = self.state.result
-        computing = (conv is None and result is not None
-                     and len(result.tokens) <= CONVERGENCE_MAX_TOKENS)
+        skipped = convergence_skipped(result)  # too much work: the sweep never comes
+        computing = conv is None and result is not None and not skipped
         # a result and then its "no sweep yet" each ask for the same waiting picture: once
         shown = (None if conv is not None else
-                 (computing, self._conv_items_have_data(), result is None,
-                  result is not None and len(result.tokens) > CONVERGENCE_MAX_TOKENS))
+                 (computing, self._conv_items_have_data(), result is None, skipped))
         if shown is not None and shown == self._conv_state and not force:
             return
         self._conv_state = shown
@@ -631,10 +645,8 @@ class DepthTimePanel(Panel):
             self.conv_euler.setData([], [])
             self.conv_second.setData([], [])
             self.layer_marker.setData([], [])
-            if result is not None and len(result.tokens) > CONVERGENCE_MAX_TOKENS:
-                self.conv_waiting.setText(self.tr(
-                    "Convergence is computed up to %1 tokens (it runs the layer ~130 times); "
-                    "shorten the text to see it.").replace("%1", str(CONVERGENCE_MAX_TOKENS)))
+            if skipped:
+                self.conv_waiting.setText(self.skipped_text(result))
             elif result is None:
                 self.conv_waiting.setText("")
             else:
