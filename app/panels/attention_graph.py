@@ -168,13 +168,12 @@ class AttentionGraphPanel(Panel):
         self.readout.setObjectName("attnReadout")
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self.graph = pg.PlotWidget(axisItems=fast_axes())  # (hidden ones)
+        self.graph = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)  # (hidden ones)
         self.graph.setObjectName("attnGraph")
         self.graph.setMinimumHeight(160)
         self.plot = self.graph.getPlotItem()
         for side in ("left", "bottom", "right", "top"):
             self.plot.hideAxis(side)
-        self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
         self.plot.getViewBox().setDefaultPadding(0.0)

@@ -157,7 +157,7 @@ class CausalityPanel(Panel):
                                          zero_colour=ZERO_COLOUR)
         self.diff_view.setObjectName("causalityDiff")
         self.diff_view.plot.hideAxis("left")  # rows are the overview's rows
-        self.bars = pg.PlotWidget(axisItems=fast_axes())
+        self.bars = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)
         self.bars.setObjectName("causalityBars")
         self._setup_bars()
         self._setup_overlays()
@@ -266,7 +266,6 @@ class CausalityPanel(Panel):
     # ----- building -----
     def _setup_bars(self) -> None:
         plot = self.bars
-        plot.setMenuEnabled(False)
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
         plot.invertY(True)

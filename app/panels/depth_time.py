@@ -125,13 +125,13 @@ class DepthTimePanel(Panel):
         left_layout.addWidget(self.readout)
 
         # ----- norm curves along t -----
-        self.norm_plot = pg.PlotWidget(axisItems=fast_axes())
+        self.norm_plot = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)
         left_bottom_only(self.norm_plot)
         self.norm_plot.setObjectName("depthNormPlot")
         self._setup_norm_plot()
 
         # ----- convergence to the flow -----
-        self.conv_plot = pg.PlotWidget(axisItems=fast_axes())  # grid lines
+        self.conv_plot = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)  # grid lines
         left_bottom_only(self.conv_plot)
         self.conv_plot.setObjectName("depthConvPlot")
         self.conv_waiting = QLabel()
@@ -258,7 +258,6 @@ class DepthTimePanel(Panel):
     # ----- building the plots -----
     def _setup_norm_plot(self) -> None:
         plot = self.norm_plot
-        plot.setMenuEnabled(False)
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
         plot.setXRange(0.0, 1.0, padding=0.02)
@@ -298,7 +297,6 @@ class DepthTimePanel(Panel):
 
     def _setup_conv_plot(self) -> None:
         plot = self.conv_plot
-        plot.setMenuEnabled(False)
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
         plot.setLogMode(x=True, y=True)

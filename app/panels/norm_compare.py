@@ -130,14 +130,13 @@ class NormComparePanel(Panel):
         self.identity.setObjectName("normIdentity")
         self.identity.setWordWrap(True)
 
-        self.graph = pg.PlotWidget(axisItems=fast_axes())  # a grid: fast lines
+        self.graph = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)  # a grid: fast lines
         left_bottom_only(self.graph)
         self.graph.setObjectName("normGraph")
         self.graph.setMinimumHeight(110)
         # no size hint of its own: the chart takes what the text leaves, down to its minimum
         self.graph.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.plot = self.graph.getPlotItem()
-        self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
         self.plot.showGrid(y=True, alpha=0.25)
