@@ -5,20 +5,26 @@ norm — on the sentence's own embedding. Post-norm sits on the line σ₁² + �
 every layer; pre-norm's sublayers read inputs of rms exactly |σ₂| while its residual stream
 grows; with no norm the growth compounds. Log y axis.
 
-α, the init scale and σ₁, σ₂ recompute the sweep on this thread, for the N layers shown
-(layer l is the same for any N, so a shorter sweep is the start of a longer one, bit for bit):
-~2–4 ms for 32 layers, ~4–8 ms for 64, so the move, the new curves and their paint fit in one
-60 Hz frame (``benchmarks/lens_gui_bench.py``) without a worker thread's round trip. Moving N
-down slices the sweep; moving it past the layers computed recomputes all 64 once.
+α, the init scale and σ₁, σ₂ recompute the sweep for the N layers shown (layer l is the same
+for any N, so a shorter sweep is the start of a longer one, bit for bit). For a sentence of
+~10 tokens that is ~2–4 ms for 32 layers, ~4–8 ms for 64, so it runs on this thread inside the
+move: the move, the new curves and their paint fit in one 60 Hz frame
+(``benchmarks/lens_gui_bench.py``) with no worker thread's round trip. A sweep expected (from
+the fastest one of this input so far) to take longer than ``SYNC_BUDGET_MS`` — attention grows
+as tokens²: ~25 ms for 32 layers at 64 tokens — runs on a latest-wins worker instead, and the
+curves follow as results arrive, so a drag never stalls the window. Moving N down slices the
+sweep; moving it past the layers computed recomputes all 64 once. A new sentence computes all
+64 here, as the old worker-based panel did, so N moves after it only slice.
 """
 
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QGridLayout,
@@ -32,6 +38,7 @@ from PySide6.QtWidgets import (
 from app import theme
 from app.compute import Result
 from app.panels.lens_temperature import LensHeader, LensPanel, LogSlider, badge_tip, pick
+from app.scheduler import LatestWinsWorker
 from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only
 from engine.lenses import MAX_LAYERS, VARIANTS, EnergySweep, energy_sweep
 
@@ -42,6 +49,9 @@ STACK_HEADS = 4
 
 COLOURS = {"post-norm": (30, 120, 60), "pre-norm": (40, 90, 200), "no-norm": (200, 50, 40)}
 ALPHA_STEPS = 200  # α in [0, 2] by 0.01
+#: A sweep expected to take longer than this (ms) runs on the worker: the rest of the frame is
+#: for drawing and painting the curves (~5 ms).
+SYNC_BUDGET_MS = 8.0
 
 
 #: A decade shorter than this (pixels) gets no minor grid lines (2 … 9 × 10^k).
@@ -65,6 +75,9 @@ class DecadeAxis(FastAxisItem):
 
 
 class EnergyPanel(LensPanel):
+    #: (request key, sweep, ms per layer) from the worker, delivered queued on this thread
+    _sweep_ready = Signal(object, object, float)
+
     def build(self) -> None:
         body = QWidget()
         self.header = LensHeader([("EXACT", "E20"), ("EXACT", "E21"), ("ANALOGY", "")])
@@ -165,7 +178,15 @@ class EnergyPanel(LensPanel):
         self._x: np.ndarray | None = None
         self._x_id = -1
         self._sweep_key: tuple | None = None
+        self._pending_key: tuple | None = None
+        self._pending_layers = 0
         self._level_drawn: tuple[int, float] | None = None
+        #: the fastest sweep of this input so far (ms per layer): the cost a move expects
+        self._layer_ms = math.inf
+        self._worker: LatestWinsWorker | None = None
+        #: sweeps handed to the worker (long inputs), for tests and the benchmark
+        self.worker_sweeps = 0
+        self._sweep_ready.connect(self._on_sweep_ready)
 
         self.n_slider.valueChanged.connect(self._on_layers_changed)
         self.alpha_slider.valueChanged.connect(self._on_sweep_control_changed)
@@ -209,28 +230,83 @@ class EnergyPanel(LensPanel):
         self._on_control_changed()
 
     def _on_control_changed(self) -> None:
-        if self.isVisible() and self._x is not None:
-            self.flush()
-        else:
+        if not self.isVisible() or self._x is None:
             self._update_labels()
             self._dirty = True
+            return
+        n_layers = self._layers_to_compute()
+        if n_layers == 0 or n_layers * self._layer_ms <= SYNC_BUDGET_MS:
+            self.flush()
+            return
+        self._update_labels()  # the curves follow when the worker's sweep arrives
+        key = self._sweep_request()
+        if key == self._pending_key and self._pending_layers >= n_layers:
+            return  # already on its way
+        if self._worker is None:
+            self._worker = LatestWinsWorker(self._run_sweep, name="dualview-energy-lens")
+            worker = self._worker
+            self.destroyed.connect(lambda: worker.stop(1.0))
+        self._pending_key, self._pending_layers = key, n_layers
+        self.worker_sweeps += 1
+        self._worker.submit((key, self._x, n_layers, self.sweep_kwargs()))
 
-    def flush(self) -> None:
-        """Recompute if the controls moved since the last sweep or N passed its layers, then
-        draw. A move of α, the scale or σ computes the N layers shown (the time a move
-        waits); N moving past them computes all 64, so a drag up recomputes once."""
+    def _layers_to_compute(self) -> int:
+        """0 when the sweep drawn covers the controls and N; else the layers a new sweep needs:
+        the N shown after a move of α, the scale or σ (the time a move waits), all 64 when N
+        passes the layers computed (so a drag up recomputes once)."""
+        if self._sweep_request() != self._sweep_key:
+            return self.n_layers
+        if self.sweep is None or self.sweep.n_layers < self.n_layers:
+            return MAX_LAYERS
+        return 0
+
+    def _run_sweep(self, request: tuple) -> None:
+        """On the worker thread: no Qt object is touched but the queued signal."""
+        key, x, n_layers, kwargs = request
+        start = time.perf_counter()
+        sweep = energy_sweep(x, n_layers=n_layers, **kwargs)
+        layer_ms = (time.perf_counter() - start) * 1e3 / n_layers
+        try:
+            self._sweep_ready.emit(key, sweep, layer_ms)
+        except RuntimeError:  # the panel was deleted while this sweep ran
+            pass
+
+    def _on_sweep_ready(self, key: tuple, sweep: EnergySweep, layer_ms: float) -> None:
+        if key != self._pending_key or key[0] != self._x_id:
+            return  # a newer request is on its way (or the sentence changed)
+        self._layer_ms = min(self._layer_ms, layer_ms)
+        self._sweep_key, self.sweep = key, sweep
+        if not self.isVisible():
+            self._dirty = True
+        elif sweep.n_layers >= self.n_layers:
+            self._draw()
+            self.settle_views()
+        else:  # N moved up meanwhile
+            self._on_control_changed()
+
+    def flush(self, all_layers: bool = False) -> None:
+        """Recompute on this thread if the controls moved since the last sweep or N passed its
+        layers (see :meth:`_layers_to_compute`), then draw: every short input's move, tests
+        and the benchmark. ``all_layers`` (a new sentence) computes all 64, as N moves then
+        only slice."""
         if self._x is None:
             return
-        key = self._sweep_request()
-        if key != self._sweep_key:
-            n_layers = self.n_layers
-        elif self.sweep is None or self.sweep.n_layers < self.n_layers:
-            n_layers = MAX_LAYERS
-        else:
-            n_layers = 0
+        n_layers = self._layers_to_compute()
         if n_layers:
+            if all_layers:
+                n_layers = MAX_LAYERS
+            key = self._sweep_request()
+            if self._layer_ms == math.inf:
+                # a new input: one layer first, which draws the random weights if they are
+                # new, so that the time below is the sweep's own
+                energy_sweep(self._x, n_layers=1, **self.sweep_kwargs())
+            start = time.perf_counter()
             self.sweep = energy_sweep(self._x, n_layers=n_layers, **self.sweep_kwargs())
-            self._sweep_key = key
+            self._layer_ms = min(self._layer_ms,
+                                 (time.perf_counter() - start) * 1e3 / n_layers)
+            # (and a worker's sweep still on its way is now stale)
+            self._sweep_key = self._pending_key = key
+            self._pending_layers = n_layers
         self._draw()
         self.settle_views()  # the new range now: else the move's paint schedules a second one
 
@@ -291,10 +367,12 @@ class EnergyPanel(LensPanel):
         if use_sentence:
             if self._x is None or self._x_id != result.request_id:
                 self._x, self._x_id = x, result.request_id
+                self._layer_ms = math.inf  # (its first sweep, below, measures it)
         elif self._x_id != -2:
             self._x = np.random.default_rng([0, 1]).standard_normal((8, 16))
             self._x_id = -2
-        self.flush()
+            self._layer_ms = math.inf
+        self.flush(all_layers=True)
 
     def _draw(self) -> None:
         sweep = self.sweep
