@@ -10,6 +10,7 @@ from conftest import wait_for_text
 from PySide6.QtCore import QPointF, QUrl
 
 from app.docks import DOCKS
+from app.panels.lens_energy import SYNC_BUDGET_MS
 from engine import ops
 from engine.lenses import energy_sweep, splitting_lens, temperature_lens
 from engine.norms import layernorm_miss, project_to_layernorm_set
@@ -192,13 +193,15 @@ def test_energy_controls_move_the_curves(make_window, qtbot):
 
 
 def test_energy_controls_redraw_within_the_move(make_window, qtbot):
-    """No worker round trip: when ``setValue`` returns, the curves are the sweep of the new
-    controls, computed for the N layers shown; N past them recomputes all 64, and the first
-    N + 1 points stay the same numbers (a shorter stack is the start of a longer one)."""
+    """A short sentence has no worker round trip: when ``setValue`` returns, the curves are
+    the sweep of the new controls, computed for the N layers shown; N past them recomputes
+    all 64, and the first N + 1 points stay the same numbers (a shorter stack is the start
+    of a longer one)."""
     window = make_window(sync=True, text="a b c d e")
     panel = show(window, qtbot, "lensEnergyDock")
     x = window.state.result.trace["embed"]
     n = panel.n_layers
+    assert n * panel._layer_ms < SYNC_BUDGET_MS  # seen: ~2 ms for 32 layers
     for move in (lambda: panel.alpha_slider.setValue(37),
                  lambda: panel.scale_slider.setValue(250),
                  lambda: panel.gamma_box.setValue(1.4),
@@ -210,9 +213,11 @@ def test_energy_controls_redraw_within_the_move(make_window, qtbot):
         ref = energy_sweep(x, n_layers=n, **panel.sweep_kwargs())
         np.testing.assert_allclose(panel.curves["pre-norm"].yData, ref["pre-norm"].energy,
                                    rtol=1e-12)
+    assert panel.worker_sweeps == 0
     before = {v: panel.curves[v].yData.copy() for v in ("post-norm", "pre-norm", "no-norm")}
-    panel.n_slider.setValue(64)
-    assert panel.sweep.n_layers == 64
+    panel.n_slider.setValue(64)  # (64 layers may be over the budget on a busy machine)
+    qtbot.waitUntil(lambda: panel.sweep.n_layers == 64
+                    and len(panel.curves["pre-norm"].yData) == 65)
     for variant, shown in before.items():
         drawn = panel.curves[variant].yData
         assert len(drawn) == 65 or variant == "no-norm"  # (no norm may overflow: cut short)
@@ -220,6 +225,29 @@ def test_energy_controls_redraw_within_the_move(make_window, qtbot):
     sweep = panel.sweep
     panel.n_slider.setValue(10)  # down: a slice of the same sweep
     assert panel.sweep is sweep and len(panel.curves["pre-norm"].yData) == 11
+
+
+def test_energy_sweep_over_the_budget_runs_on_the_worker(make_window, qtbot):
+    """A sweep expected to take longer than the budget (a long sentence) goes to the worker:
+    the move returns at once, the curves follow, and they are the engine's."""
+    window = make_window(sync=True, text="a b c d e f")
+    panel = show(window, qtbot, "lensEnergyDock")
+    x = window.state.result.trace["embed"]
+    panel._layer_ms = SYNC_BUDGET_MS  # as if a layer took that long
+    panel.alpha_slider.setValue(55)
+    assert panel.worker_sweeps == 1 and panel.sweep.alpha == 1.0  # not waited for
+    assert panel.alpha_label.text().endswith("0.55")  # the label moves at once
+    qtbot.waitUntil(lambda: panel.sweep.alpha == panel.alpha)
+    ref = energy_sweep(x, n_layers=panel.n_layers, **panel.sweep_kwargs())
+    for variant in ("post-norm", "pre-norm", "no-norm"):
+        np.testing.assert_allclose(panel.curves[variant].yData, ref[variant].energy,
+                                   rtol=1e-12)
+    # moves while a sweep is on its way: the curves end at the newest controls and N
+    panel.gamma_box.setValue(1.3)
+    panel.n_slider.setValue(12)
+    qtbot.waitUntil(lambda: panel.sweep.gamma == 1.3)
+    assert len(panel.curves["pre-norm"].yData) == 13
+    np.testing.assert_allclose(panel.curves["post-norm"].yData[1:], 1.3 ** 2, rtol=1e-12)
 
 
 def test_energy_axis_drops_minor_grid_only_when_decades_are_short(make_window, qtbot):
