@@ -42,6 +42,9 @@ from app.scheduler import LatestWinsWorker
 from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only
 from engine.lenses import MAX_LAYERS, VARIANTS, EnergySweep, energy_sweep
 
+#: the readout's colours of post-norm, pre-norm and no norm (as in its translated text)
+POST_HTML, PRE_HTML, NONE_HTML = "#1e783c", "#285ac8", "#c83228"
+
 #: Inputs larger than this use the seeded random 8 × 16 input instead of the sentence.
 MAX_INPUT_TOKENS = 64
 MAX_INPUT_FEATURES = 64
@@ -427,4 +430,7 @@ class EnergyPanel(LensPanel):
                     "<b style='color:#c83228'>no norm</b> at layer %7: %5 · %6")
             .replace("%1", f"{sweep.post_norm_energy:.6g}").replace("%2", f"{post_dev:.1e}")
             .replace("%3", f"{rms_dev:.1e}").replace("%4", f"{pre_end:.3g}")
-            .replace("%5", none_text).replace("%6", source).replace("%7", str(n)))
+            .replace("%5", none_text).replace("%6", source).replace("%7", str(n))
+            # the variant names wear their curves' colours, made readable on this theme
+            .replace(POST_HTML, theme.ink(POST_HTML)).replace(PRE_HTML, theme.ink(PRE_HTML))
+            .replace(NONE_HTML, theme.ink(NONE_HTML)))
