@@ -245,6 +245,12 @@ def _for_dark(colour: QColor) -> QColor:
     return QColor.fromHslF(max(h, 0.0), s, 1.0 - lightness * 0.8, a)
 
 
+def text_colour_for(colour: QColor, theme: str) -> QColor:
+    """A plot text colour chosen for a white background, as shown in ``theme`` (what
+    :func:`adapt_text_colours` does to TextItems, for items that paint text themselves)."""
+    return _for_dark(colour) if theme == "dark" else QColor(colour)
+
+
 def adapt_text_colours(root: QWidget, theme: str) -> int:
     """Panels colour some plot text for a white background (dark grey labels, black titles).
     In the dark theme such text gets its lightness mirrored (hue kept); in the light theme the

@@ -180,3 +180,39 @@ def test_empty_text_shows_the_empty_state(make_window):
     assert panel._stack.currentIndex() == 0
     window.editor.set_text("c d e")
     assert panel._stack.currentIndex() == 1 and panel.weights.size == 3
+
+
+def test_token_label_boxes_match_text_items(qtbot):
+    """The labels are painted by one item, sized as the TextItems they replace (so the row of
+    nodes keeps its place): a CJK line is a pixel taller, margins of 4 px around."""
+    from PySide6.QtGui import QFont
+    from PySide6.QtWidgets import QGraphicsTextItem
+
+    from app.widgets.plotting import TokenLabelsItem
+
+    font = QFont()
+    font.setPointSizeF(11.0)
+    item = TokenLabelsItem()
+    item.setFont(font)
+    for text in ("0\n我\n0.240", "5 安", "masked", "12\nword\nmasked"):
+        reference = QGraphicsTextItem()
+        reference.setFont(font)
+        reference.setPlainText(text)
+        doc = reference.document()
+        doc.setTextWidth(doc.idealWidth())
+        rect = reference.boundingRect()
+        assert item.box(text) == (rect.width(), rect.height()), text
+
+
+def test_labels_follow_the_font_scale_and_the_weights(make_window):
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["attentionDock"]
+    base = panel.labels_item.font().pointSizeF()
+    px = panel._label_px
+    assert panel.labels_item.texts() == panel.label_texts
+    window.state.set_font_scale(1.5)
+    assert panel.labels_item.font().pointSizeF() == base * 1.5
+    assert panel._label_px > px  # the room below the nodes grows with the text
+    window.state.set_head(1)  # other weights: the labels' numbers follow, no recompute
+    weights = window.state.result.trace["attn_probs"][1, window.state.query]
+    assert [t.split("\n")[2] for t in panel.label_texts] == [f"{w:.3f}" for w in weights]

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QBrush, QColor, QCursor, QFont, QPen, QTextOption
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QCursor, QFont, QPen
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -31,7 +31,7 @@ from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.controls import sync_combo, sync_spin
-from app.widgets.plotting import DeviceDashedCurve, QuietTextItem, fast_axes
+from app.widgets.plotting import DeviceDashedCurve, QuietTextItem, TokenLabelsItem, fast_axes
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
 
@@ -198,7 +198,6 @@ class AttentionGraphPanel(Panel):
                                        fill=QColor(255, 255, 255, 210))
         self.masked_text.setZValue(21)
         self.plot.addItem(self.masked_text)
-        self._label_items: list[pg.TextItem] = []
         self._label_px = 60
         self._label_y = 0.0
         self._view: tuple = ()
@@ -213,6 +212,12 @@ class AttentionGraphPanel(Panel):
                       pg.mkPen(QColor(140, 60, 0), width=2)]
         self._label_font = QFont()
         self._label_font.setPointSizeF(max(self._label_font.pointSizeF(), 9.0))
+        #: every token label in one item (they change every edit: no text layout per label)
+        self.labels_item = TokenLabelsItem()
+        self.labels_item.setZValue(22)
+        self.plot.addItem(self.labels_item, ignoreBounds=True)
+        #: (token index, text, colour, upright) of each label shown, left to right
+        self._labels: list[tuple[int, str, tuple[int, int, int], bool]] = []
 
         controls = QHBoxLayout()
         controls.addWidget(self.query_label)
@@ -256,6 +261,7 @@ class AttentionGraphPanel(Panel):
         self.plot.getViewBox().sigResized.connect(self._on_view_resized)
         state.selection_changed.connect(self._on_selection_changed)
         state.inputs_changed.connect(self._on_inputs_changed)
+        state.font_scale_changed.connect(self._on_font_scale_changed)
         self.retranslate()
 
     # ----- strings -----
@@ -274,6 +280,10 @@ class AttentionGraphPanel(Panel):
 
     def _on_inputs_changed(self) -> None:
         self._hover_key = -2
+
+    def _on_font_scale_changed(self, _scale: float) -> None:
+        # the labels are not TextItems, so the plot restyling does not reach them
+        self.request_redraw()
 
     def _on_query_box(self, index: int) -> None:
         if index >= 0:
@@ -384,68 +394,43 @@ class AttentionGraphPanel(Panel):
         self.nodes.setData(x=np.arange(n, dtype=np.float64), y=np.zeros(n), size=sizes,
                            brush=brushes, pen=pens, data=np.arange(n), symbol="o")
 
-    def _new_label(self) -> QuietTextItem:
-        item = QuietTextItem(anchor=(0.5, 0.0))
-        item.setFont(self._label_font)
-        item.textItem.document().setDefaultTextOption(QTextOption(Qt.AlignmentFlag.AlignHCenter))
-        item.setZValue(22)
-        item.shown_as = None  # (text, upright) and colour: skip Qt calls when nothing changed
-        item.shown_color = None
-        self.plot.addItem(item)
-        return item
-
-    def _set_label(self, item: pg.TextItem, i: int, text: str, color: tuple[int, int, int],
-                   upright: bool) -> None:
-        shown_text, shown_upright = item.shown_as or (None, None)
-        if shown_text != text:
-            item.setText(text)
-            doc = item.textItem.document()
-            doc.setTextWidth(-1)
-            doc.setTextWidth(doc.idealWidth())  # centre the lines under the node
-        if shown_upright != upright:  # the orientation changes with the width, not per edit
-            item.setAngle(0 if upright else 90)
-            item.setAnchor((0.5, 0.0) if upright else (1.0, 0.5))
-        item.shown_as = (text, upright)
-        if item.shown_color != color:
-            item.shown_color = color
-            item.setColor(QColor(*color))
-        if item.pos().x() != i or item.pos().y() != self._label_y:
-            item.setPos(float(i), self._label_y)  # _fit_view keeps it below the node
-        item.setVisible(True)
-
     def _draw_labels(self, tokens: tuple[str, ...], weights: np.ndarray, masked: np.ndarray,
                      query: int) -> None:
-        """Every token's label up to MAX_LABELS tokens; beyond, every k-th (always the same
-        items, so moving the query re-lays out nothing) plus the query's own label."""
+        """Every token's label up to MAX_LABELS tokens; beyond, every k-th plus the query's
+        own label (a neighbour within half a stride gives way to it)."""
         n = len(tokens)
         width = self.plot.getViewBox().width()
         upright = n <= UPRIGHT_LABELS and (width <= 0 or width / n >= UPRIGHT_PX)
         stride = self._label_stride(n)
         self._drawn_stride = stride
-        idx = np.arange(0, n, stride)
-        while len(self._label_items) < idx.size + 1:
-            self._label_items.append(self._new_label())
-        query_item, items = self._label_items[0], self._label_items[1:]
-        shown = []
-        for item, i in zip(items, idx.tolist(), strict=False):
+        font = QFont(self._label_font)
+        font.setPointSizeF(self._label_font.pointSizeF() * self.state.font_scale)
+        self.labels_item.setFont(font)
+        labels = []
+        for i in range(0, n, stride):
             if i == query or (stride > 1 and abs(i - query) < stride / 2):
-                item.setVisible(False)  # the query's own label stands here
-                continue
-            self._set_label(item, i, self._label_text(tokens, weights, masked, i, upright),
-                            LABEL_MASKED if masked[i] else LABEL_TEXT, upright)
-            shown.append(item)
-        for item in items[idx.size:]:
-            item.setVisible(False)
-        self._set_label(query_item, query,
-                        self._label_text(tokens, weights, masked, query, upright),
-                        LABEL_QUERY, upright)
-        shown.append(query_item)
+                continue  # the query's own label stands here
+            labels.append((i, self._label_text(tokens, weights, masked, i, upright),
+                           LABEL_MASKED if masked[i] else LABEL_TEXT, upright))
+        labels.append((query, self._label_text(tokens, weights, masked, query, upright),
+                       LABEL_QUERY, upright))
+        labels.sort(key=lambda label: label[0])
+        self._labels = labels
         #: the token labels on screen, left to right (tests read them)
-        self.label_texts = [item.toPlainText() for item in
-                            sorted(shown, key=lambda item: item.pos().x())]
-        rects = [item.textItem.boundingRect() for item in shown]
-        extent = max((r.height() if upright else r.width()) for r in rects)
+        self.label_texts = [text for _i, text, _c, _u in labels]
+        boxes = [self.labels_item.box(text) for text in self.label_texts]
+        extent = max((h if upright else w) for w, h in boxes)
         self._label_px = int(min(extent, 160) + 16)
+
+    def _place_labels(self) -> None:
+        """Hand the labels to their item at the row's current offset below the nodes."""
+        if not self._view:
+            return
+        (x0, x1), (y0, y1) = self._view
+        self.labels_item.set_labels(
+            [(float(i), self._label_y, text, colour, not upright)
+             for i, text, colour, upright in self._labels],
+            QRectF(x0, y0, x1 - x0, y1 - y0))
 
     def _label_stride(self, n: int) -> int:
         """1 (every token) up to MAX_LABELS tokens if they fit side by side, else every k-th:
@@ -490,12 +475,8 @@ class AttentionGraphPanel(Panel):
         left = min(self._masked_at[0], view[0][1] - text_w)
         self.masked_text.setPos(left, self._masked_at[1])
         self._loop = (LOOP_PX[0] * per_px_x, LOOP_PX[1] * per_px)
-        below = -12.0 * per_px
-        if below != self._label_y:
-            self._label_y = below
-            for item in self._label_items:
-                if item.isVisible():
-                    item.setPos(item.pos().x(), below)
+        self._label_y = -12.0 * per_px
+        self._place_labels()
 
     def _draw_caption(self, result: Result, head: int, query: int, n: int, capped: bool,
                       drawn: int) -> None:

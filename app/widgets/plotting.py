@@ -40,7 +40,7 @@ from collections.abc import Iterable
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import debug
-from PySide6.QtCore import QPoint, QRectF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -49,9 +49,12 @@ from PySide6.QtGui import (
     QPen,
     QPicture,
     QPixmap,
+    QStaticText,
     QTransform,
 )
 from PySide6.QtWidgets import QGraphicsView
+
+from app.theme import current_theme, text_colour_for
 
 
 def _thin_solid(pen: QPen) -> bool:
@@ -370,3 +373,110 @@ def settle(views: Iterable[pg.GraphicsView]) -> None:
         scene = view.scene()
         if scene is not None:
             scene.prepareForPaint()
+
+
+class TokenLabelsItem(pg.GraphicsObject):
+    """Many short text labels at view positions, drawn in one ``paint`` with cached
+    ``QStaticText`` lines. Each label looks like a :class:`pg.TextItem` of the same font and
+    colour (4 px document margin, lines centred, an anchor into the box, optionally turned 90°
+    counter-clockwise), but a label whose text changes costs a dictionary lookup instead of
+    a QTextDocument layout and a graphics item of its own (the attention graph's labels carry
+    the weights: nine documents laid out per edit took ~2.5 ms).
+
+    The colours are the panel's, for a white background; in the dark theme they get the same
+    lightness mirroring :func:`app.theme.adapt_text_colours` gives TextItems."""
+
+    MARGIN = 4.0  # QTextDocument's default documentMargin, as a TextItem has
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self._font = QFont()
+        #: line text -> its static text, width and height (a CJK line is a pixel taller: the
+        #: fallback font's metrics, as in a QTextDocument)
+        self._static: dict[str, tuple[QStaticText, float, float]] = {}
+        #: (x, y, text, rgb, rotated) per label, in view coordinates
+        self._labels: list[tuple[float, float, str, tuple[int, int, int], bool]] = []
+        self._anchor_upright = (0.5, 0.0)
+        self._anchor_rotated = (1.0, 0.5)
+        self._rect = QRectF()
+
+    def setFont(self, font: QFont) -> None:
+        if QFont(font) == self._font:
+            return
+        self._font = QFont(font)
+        self._static.clear()
+        self.update()
+
+    def font(self) -> QFont:
+        return QFont(self._font)
+
+    def set_labels(self, labels: list[tuple[float, float, str, tuple[int, int, int], bool]],
+                   rect: QRectF) -> None:
+        """Show these labels; ``rect`` (view coordinates) holds them all."""
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = QRectF(rect)
+        if labels != self._labels:
+            self._labels = list(labels)
+            self.update()
+
+    def texts(self) -> list[str]:
+        return [label[2] for label in self._labels]
+
+    def _line(self, text: str) -> tuple[QStaticText, float, float]:
+        cached = self._static.get(text)
+        if cached is None:
+            if len(self._static) > 4096:  # long sessions: forget old weights' texts
+                self._static.clear()
+            static = QStaticText(text)
+            static.setTextFormat(Qt.TextFormat.PlainText)
+            static.prepare(QTransform(), self._font)
+            size = static.size()
+            cached = (static, size.width(), size.height())
+            self._static[text] = cached
+        return cached
+
+    def box(self, text: str, rotated: bool = False) -> tuple[float, float]:
+        """Width and height in pixels of a label's box (upright; margins included), as
+        ``TextItem.textItem.boundingRect()`` gives them."""
+        lines = [self._line(line) for line in text.split("\n")]
+        width = max(w for _s, w, _h in lines)
+        return width + 2 * self.MARGIN, sum(h for _s, _w, h in lines) + 2 * self.MARGIN
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(self._rect)
+
+    @debug.warnOnException  # an exception escaping a paint() takes Qt down
+    def paint(self, p: QPainter, opt: object, widget: object) -> None:
+        if not self._labels:
+            return
+        theme = current_theme()
+        to_device = p.transform()
+        p.save()
+        try:
+            p.resetTransform()  # labels are pixel-sized, like a TextItem's
+            p.setFont(self._font)
+            pens: dict[tuple[int, int, int], QColor] = {}
+            for x, y, text, rgb, rotated in self._labels:
+                colour = pens.get(rgb)
+                if colour is None:
+                    colour = text_colour_for(QColor(*rgb), theme)
+                    pens[rgb] = colour
+                lines = [self._line(line) for line in text.split("\n")]
+                inner_w = max(width for _s, width, _h in lines)
+                box_w = inner_w + 2 * self.MARGIN
+                box_h = sum(height for _s, _w, height in lines) + 2 * self.MARGIN
+                ax, ay = self._anchor_rotated if rotated else self._anchor_upright
+                at = to_device.map(QPointF(x, y))
+                p.setTransform(QTransform.fromTranslate(at.x(), at.y()))
+                if rotated:
+                    p.rotate(-90.0)
+                p.setPen(colour)
+                top = -ay * box_h + self.MARGIN
+                for static, width, height in lines:
+                    left = -ax * box_w + self.MARGIN + (inner_w - width) / 2
+                    p.drawStaticText(QPointF(left, top), static)
+                    top += height
+        finally:
+            p.restore()
