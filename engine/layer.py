@@ -6,6 +6,7 @@ every intermediate under the names of ``DESIGN.md``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -224,24 +225,25 @@ def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
     """
     hidden_states = check_input(x, config)
     _check_weights(weights, config)
-    with np.errstate(all="ignore"):  # overflow is reported once, below, in words
+    with np.errstate(all="ignore"):  # overflow is reported once, in words (see _forward)
         arrays = _forward(hidden_states, weights, config, causal)
-    for info, array in zip(STEP_INFO, arrays, strict=True):
-        # Not checked, because they cannot fail first: causal_mask (holds -inf by design, else
-        # the scores), kv_repeat (copies of k_rope and v_proj) and attn_probs (in [0, 1] once
-        # attn_scores passed: each row's largest entry gives exp(0) = 1, so the sum is >= 1).
-        if info.name not in _CHECKED_ELSEWHERE and _overflowed(array):
-            raise EngineError(f"the layer overflowed at step {info.index} ({info.name}); "
-                              "use smaller inputs or weights")
     steps = []
     for info, array in zip(STEP_INFO, arrays, strict=True):
-        array = np.ascontiguousarray(array)  # display code wants C order; views stay internal
         array.setflags(write=False)
         steps.append(Step(info, array))
     return LayerTrace(config=config, causal=causal, steps=tuple(steps))
 
 
-_CHECKED_ELSEWHERE = frozenset({"causal_mask", "kv_repeat", "attn_probs"})
+#: Steps that cannot be the first to overflow: causal_mask (holds -inf by design, else the
+#: scores), kv_repeat (copies of k_rope and v_proj), attn_probs (in [0, 1] once attn_scores
+#: passed: each row's largest entry gives exp(0) = 1, so the sum is >= 1) and silu_gate
+#: (|g / (1 + exp(-g))| <= |g|, and gate_proj passed).
+_NOT_CHECKED = frozenset({"causal_mask", "kv_repeat", "attn_probs", "silu_gate"})
+
+
+_CHECKED = tuple(info.name not in _NOT_CHECKED for info in STEP_INFO)
+_ROPE_STEPS = (STEP_NAMES.index("q_rope"), STEP_NAMES.index("k_rope"))
+_SCORES_STEP = STEP_NAMES.index("attn_scores")
 
 #: Up to this many entries OpenBLAS computes a dot product on one thread (its ddot threshold).
 _ONE_THREAD_DOT = 10_000
@@ -260,6 +262,26 @@ def _overflowed(array: np.ndarray) -> bool:
         return False
     return not (np.maximum.reduce(array, axis=None) < _OVERFLOW
                 and -np.minimum.reduce(array, axis=None) < _OVERFLOW)
+
+
+def _magnitude(array: np.ndarray) -> float:
+    """An upper bound on ``max |array|`` that is >= 1e150 exactly when :func:`_overflowed`
+    (NaN for NaN): the square root of a small sum of squares, else max(max, -min)."""
+    if array.size <= _ONE_THREAD_DOT:
+        squares = np.vdot(array, array)
+        if squares < _OVERFLOW**2:
+            return math.sqrt(squares)
+    return float(np.maximum(np.maximum.reduce(array, axis=None),
+                            -np.minimum.reduce(array, axis=None)))
+
+
+def _scores_bounded(query_bound: float, key_bound: float, head_dim: int) -> bool:
+    """Whether ``q kᵀ/√d`` provably stays below 1e150, given bounds on |q_rope| and |k_rope|
+    (each below 1e150, or the layer stopped there): each score is a sum of d products, so
+    ``|s| <= d·max|q|·max|k|/√d``; the margin covers the rounding of the sum and the scaling
+    (under ``(d + 2)·2⁻⁵³`` relative)."""
+    bound = head_dim * query_bound * key_bound * head_dim**-0.5
+    return bound * (1.0 + 1e-9) < _OVERFLOW
 
 
 RopeTables = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -317,20 +339,18 @@ def project_qkv(normed: np.ndarray, weights: LayerWeights,
 #: for it: on two cores with other work running, 16 such calls took ~10 ms instead of ~1.5 ms.
 _ONE_THREAD_MNK = 65536 * 4
 
+#: Bytes of one block of query rows' ``[H, rows, T]`` scores, masked and probabilities together:
+#: about what a core's L2 cache holds, so a block is scaled, masked, normalised and multiplied
+#: by V while it is still there (the T x T steps dominate a long toy input).
+_ATTENTION_BLOCK_BYTES = 1 << 20
 
-def _matmul_by_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` for ``a [..., M, K]``, ``b [..., K, N]``, in blocks of rows small enough that
-    each BLAS call stays on one thread. A row of the product does not depend on the other
-    rows, so blocking changes which calls compute it, not what they compute."""
-    m, k = a.shape[-2:]
-    n = b.shape[-1]
-    rows = max(1, _ONE_THREAD_MNK // max(1, n * k))
-    if rows >= m:
-        return np.matmul(a, b)
-    out = np.empty((*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), m, n))
-    for r0 in range(0, m, rows):
-        np.matmul(a[..., r0:r0 + rows, :], b, out=out[..., r0:r0 + rows, :])
-    return out
+
+def _block_rows(t: int, head_dim: int, n_heads: int) -> int:
+    """Query rows per block of :func:`attend`: one BLAS thread per product, fits the cache.
+    Depends on the shape only (never on batch axes), so a batch computes what single calls do."""
+    one_thread = _ONE_THREAD_MNK // (t * head_dim)
+    in_cache = _ATTENTION_BLOCK_BYTES // (3 * 8 * n_heads * t)
+    return max(1, min(t, one_thread, in_cache))
 
 
 def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.ndarray,
@@ -339,26 +359,48 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
     """``scores, masked, probs [..., H, T, T]`` and ``context [..., T, H*d]``.
 
     ``query_states [..., H, T, d]`` (C-ordered), ``key_states``/``value_states [..., Hkv, T, d]``.
-    GQA: query head ``h = kv·G + g`` reads kv head ``kv``, so the G query heads of one kv head
-    are one ``[G·T, d]`` block multiplied at once (every entry is the same dot product as head
-    by head), in row blocks that keep each BLAS call on one thread (``_matmul_by_rows``).
+    GQA: query head ``h = kv·G + g`` reads kv head ``kv`` (a broadcast, no copy). Rows of
+    attention are independent, so it runs in blocks of query rows (``_block_rows``): each
+    block's scores, mask, softmax and context are computed while the block is in cache, and
+    every BLAS call stays on one thread. A row's numbers do not depend on the blocking.
     ``masked`` is ``scores`` itself when ``causal`` is false (the caller copies it if it keeps
     both). Callers hold ``np.errstate`` if the scores may overflow.
     """
     lead = query_states.shape[:-3]
     n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
-    t = query_states.shape[-2]
-    grouped = (*lead, n_kv, config.group_size * t)
-    scores = _matmul_by_rows(query_states.reshape(*grouped, d), key_states.swapaxes(-1, -2))
-    scores = scores.reshape(*lead, n_heads, t, t)
-    scores *= d**-0.5  # in place: the same numbers without another [H, T, T] temporary
-    if causal:
-        masked, probs = ops.causal_softmax(scores)
+    t, scale = query_states.shape[-2], d**-0.5
+    by_group = (*lead, n_kv, config.group_size)  # the head axis as (kv head, head in group)
+    query = query_states.reshape(*by_group, t, d)
+    keys = key_states.swapaxes(-1, -2)[..., None, :, :]  # [..., Hkv, 1, d, T]
+    values = value_states[..., None, :, :]  # [..., Hkv, 1, T, d]
+    step = _block_rows(t, d, n_heads)
+    if step >= t:  # one block: numpy allocates, the fewest calls (what a toy input costs)
+        scores = np.matmul(query, keys)
+        scores *= scale  # in place: the same numbers as (q kᵀ)·scale
+        if causal:
+            masked, probs = ops.causal_softmax(scores)
+        else:
+            masked, probs = scores, ops.softmax(scores)
+        context = np.matmul(probs, values)
     else:
-        masked, probs = scores, ops.softmax(scores)
-    context = _matmul_by_rows(probs.reshape(*grouped, t), value_states)  # [..., Hkv, G*T, d]
-    context = context.reshape(*lead, n_heads, t, d).swapaxes(-3, -2)  # [..., T, H, d]
-    return scores, masked, probs, context.reshape(*lead, t, n_heads * d)
+        scores = np.empty((*by_group, t, t))
+        masked = np.empty_like(scores) if causal else scores
+        probs = np.empty_like(scores)
+        context = np.empty((*by_group, t, d))
+        for r0 in range(0, t, step):
+            rows = slice(r0, r0 + step)
+            block = scores[..., rows, :]
+            np.matmul(query[..., rows, :], keys, out=block)
+            block *= scale
+            if causal:
+                ops.causal_softmax_rows(block, r0, masked[..., rows, :], probs[..., rows, :])
+            else:
+                ops.softmax_rows(block, probs[..., rows, :])
+            np.matmul(probs[..., rows, :], values, out=context[..., rows, :])
+    heads = (*lead, n_heads, t)
+    context = context.reshape(*heads, d).swapaxes(-3, -2)  # [..., T, H, d]
+    return (scores.reshape(*heads, t), masked.reshape(*heads, t), probs.reshape(*heads, t),
+            context.reshape(*lead, t, n_heads * d))
 
 
 def mlp_hidden(normed: np.ndarray, weights: LayerWeights,
@@ -377,41 +419,73 @@ def mlp_hidden(normed: np.ndarray, weights: LayerWeights,
 
 def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
              causal: bool) -> list[np.ndarray]:
-    """The forward itself, one line per tensor, returning the 23 arrays in step order."""
+    """The forward itself, one line per tensor, returning the 23 arrays in step order.
+
+    Each step is recorded as soon as it exists: made C-contiguous (display code wants C order;
+    the q/k/v and gate/up views stay internal) and checked for overflow while its memory is
+    still in cache. Steps are recorded in order, so the error names the first step that
+    overflowed, and nothing after it is computed.
+    """
     t = hidden_states.shape[0]
     n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
     eps = config.rms_norm_eps
+    steps: list[np.ndarray] = []
+    bounds: list[float] = []  # upper bounds on max |q_rope|, max |k_rope|
 
+    def record(*arrays: np.ndarray) -> None:
+        for array in arrays:
+            index = len(steps)
+            array = np.ascontiguousarray(array)
+            if index in _ROPE_STEPS:  # their bounds may spare reading the [H, T, T] scores
+                bounds.append(_magnitude(array))
+                overflowed = not bounds[-1] < _OVERFLOW
+            elif index == _SCORES_STEP:
+                overflowed = not _scores_bounded(*bounds, d) and _overflowed(array)
+            else:
+                overflowed = _CHECKED[index] and _overflowed(array)
+            if overflowed:
+                info = STEP_INFO[index]
+                raise EngineError(f"the layer overflowed at step {info.index} ({info.name}); "
+                                  "use smaller inputs or weights")
+            steps.append(array)
+
+    record(hidden_states)
     # --- attention sub-step: h = x + A(RMSNorm1(x)) ---
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
+    record(normed)
     query_proj, key_proj, value_proj = project_qkv(normed, w, config)  # [T, H*d], [T, Hkv*d] x2
+    record(query_proj, key_proj, value_proj)
     query_normed = ops.rms_norm(query_proj.reshape(t, n_heads, d),
                                 w["self_attn.q_norm.weight"], eps)  # [T, H, d]
     key_normed = ops.rms_norm(key_proj.reshape(t, n_kv, d),
                               w["self_attn.k_norm.weight"], eps)  # [T, Hkv, d]
+    record(query_normed, key_normed)
     tables = _rope_tables(t, d, config.rope_theta)  # cos, sin, signed sin: [T, d]
     query_states = rope(query_normed.transpose(1, 0, 2), tables)  # [H, T, d]
     key_states = rope(key_normed.transpose(1, 0, 2), tables)  # [Hkv, T, d]
+    record(query_states, key_states)
     value_states = value_proj.reshape(t, n_kv, d).transpose(1, 0, 2)  # [Hkv, T, d]
     # GQA, recorded for display: query head h reads kv head h // G (K left, V right)
     kv_repeat = np.empty((n_heads, t, 2 * d))  # [H, T, 2d]
     kv_groups = kv_repeat.reshape(n_kv, config.group_size, t, 2 * d)  # a view: [Hkv, G, T, 2d]
     kv_groups[..., :d] = key_states[:, None]
     kv_groups[..., d:] = value_states[:, None]
+    record(kv_repeat)
     scores, masked, probs, context = attend(query_states, key_states, value_states, config,
                                             causal)  # [H, T, T] x3, [T, H*d]
     if not causal:
         masked = scores.copy()  # its own step, equal to the scores
+    record(scores, masked, probs, context)
     attn_output = context @ w["self_attn.o_proj.weight"].T  # [T, D]
     residual_attn = hidden_states + attn_output  # [T, D]
+    record(attn_output, residual_attn)
 
     # --- MLP sub-step: out = h + M(RMSNorm2(h)) ---
     normed2 = ops.rms_norm(residual_attn, w["post_attention_layernorm.weight"], eps)  # [T, D]
+    record(normed2)
     gate, up, gate_act, gated = mlp_hidden(normed2, w, config)  # [T, F] each
+    record(gate, up, gate_act, gated)
     mlp_output = gated @ w["mlp.down_proj.weight"].T  # [T, D]
     output = residual_attn + mlp_output  # [T, D]
-
-    return [hidden_states, normed, query_proj, key_proj, value_proj, query_normed, key_normed,
-            query_states, key_states, kv_repeat,
-            scores, masked, probs, context, attn_output, residual_attn, normed2, gate, up,
-            gate_act, gated, mlp_output, output]
+    record(mlp_output, output)
+    return steps

@@ -113,33 +113,49 @@ _CAUSAL_BLOCK = 64
 
 def causal_softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``masked, probs`` for ``scores [..., T, T]``: ``where(causal_mask(T), -inf, scores)`` and
-    its row ``softmax``, bit for bit as those two functions compute them.
-
-    Blocks of query rows: a block's rows see keys up to its last row only, so ``exp`` (the
-    costly part: libm, one element at a time) runs on that triangle-and-a-bit; the masked
-    entries right of it are exactly ``-inf`` and ``0`` as ``exp(-inf)`` would give. Row maxima
-    are exact whatever the order; the row sums run over whole rows as :func:`softmax` sums
-    them, so the probabilities are the same bits.
-    """
+    its row ``softmax``, bit for bit as those two functions compute them (see
+    :func:`causal_softmax_rows`, which this runs on blocks of query rows)."""
     t = scores.shape[-1]
     if t <= _CAUSAL_BLOCK:
         masked = np.where(frozen_causal_mask(t), -np.inf, scores)
         return masked, softmax(masked)
     masked = np.empty_like(scores, dtype=np.float64)
     probs = np.empty_like(masked)
-    future = frozen_causal_mask(_CAUSAL_BLOCK)  # the diagonal block's mask
     for r0 in range(0, t, _CAUSAL_BLOCK):
-        r1 = min(r0 + _CAUSAL_BLOCK, t)
-        seen = masked[..., r0:r1, :r1]
-        np.copyto(seen, scores[..., r0:r1, :r1])
-        np.copyto(seen[..., r0:], -np.inf, where=future[:r1 - r0, :r1 - r0])
-        masked[..., r0:r1, r1:] = -np.inf
-        weights = probs[..., r0:r1, :r1]
-        np.subtract(seen, np.maximum.reduce(seen, axis=-1, keepdims=True), out=weights)
-        np.exp(weights, out=weights)
-        probs[..., r0:r1, r1:] = 0.0
-    probs /= np.add.reduce(probs, axis=-1, keepdims=True)
+        rows = slice(r0, r0 + _CAUSAL_BLOCK)
+        causal_softmax_rows(scores[..., rows, :], r0, masked[..., rows, :], probs[..., rows, :])
     return masked, probs
+
+
+def causal_softmax_rows(scores: np.ndarray, first: int, masked: np.ndarray,
+                        probs: np.ndarray) -> None:
+    """Query rows ``first .. first + b - 1`` of :func:`causal_softmax`: ``scores [..., b, T]``
+    in, ``masked`` and ``probs [..., b, T]`` written.
+
+    These rows see keys up to the last of them only, so ``exp`` (the costly part: libm, one
+    element at a time) runs on that triangle-and-a-bit; the masked entries right of it are
+    exactly ``-inf`` and ``0`` as ``exp(-inf)`` would give. Row maxima are exact whatever the
+    order; each row sum runs over the whole row as :func:`softmax` sums it, so the
+    probabilities are the same bits.
+    """
+    b, t = scores.shape[-2:]
+    end = first + b  # keys [0, end) are seen by some row of the block
+    seen, weights = masked[..., :end], probs[..., :end]
+    np.copyto(seen, scores[..., :end])
+    np.copyto(seen[..., first:], -np.inf, where=frozen_causal_mask(b))  # the diagonal square
+    np.subtract(seen, np.maximum.reduce(seen, axis=-1, keepdims=True), out=weights)
+    np.exp(weights, out=weights)
+    if end < t:
+        masked[..., end:] = -np.inf
+        probs[..., end:] = 0.0
+    probs /= np.add.reduce(probs, axis=-1, keepdims=True)
+
+
+def softmax_rows(scores: np.ndarray, probs: np.ndarray) -> None:
+    """:func:`softmax` of ``scores`` written into ``probs`` (same shape), the same bits."""
+    np.subtract(scores, np.maximum.reduce(scores, axis=-1, keepdims=True), out=probs)
+    np.exp(probs, out=probs)
+    probs /= np.add.reduce(probs, axis=-1, keepdims=True)
 
 
 def silu(x: np.ndarray) -> np.ndarray:
