@@ -27,16 +27,26 @@ def sync_spin(box: QSpinBox, maximum: int, value: int) -> None:
 
 def sync_combo(box: QComboBox, texts: Sequence[str], current: int) -> None:
     """Items ``texts`` (changed ones renamed in place) and ``current`` selected, silently."""
+    # Reading every item's text back from the model costs ~1.5 µs an item (0.8 ms per edit
+    # at 512 tokens): compare with the texts this function set last instead, as long as the
+    # box still holds that many items (only this function fills these boxes).
+    synced: list[str] | None = getattr(box, "_dv_synced_texts", None)
     box.blockSignals(True)
     try:
         count = box.count()
-        for i in range(min(count, len(texts))):
-            if box.itemText(i) != texts[i]:
-                box.setItemText(i, texts[i])
+        if synced is not None and len(synced) == count:
+            for i in range(min(count, len(texts))):
+                if synced[i] != texts[i]:
+                    box.setItemText(i, texts[i])
+        else:
+            for i in range(min(count, len(texts))):
+                if box.itemText(i) != texts[i]:
+                    box.setItemText(i, texts[i])
         if len(texts) > count:
             box.addItems(list(texts[count:]))
         for i in range(count - 1, len(texts) - 1, -1):
             box.removeItem(i)
+        box._dv_synced_texts = list(texts)  # type: ignore[attr-defined]
         if box.currentIndex() != current:
             box.setCurrentIndex(current)
     finally:
