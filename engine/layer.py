@@ -234,54 +234,38 @@ def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
     return LayerTrace(config=config, causal=causal, steps=tuple(steps))
 
 
-#: Steps that cannot be the first to overflow: causal_mask (holds -inf by design, else the
-#: scores), kv_repeat (copies of k_rope and v_proj), attn_probs (in [0, 1] once attn_scores
-#: passed: each row's largest entry gives exp(0) = 1, so the sum is >= 1) and silu_gate
-#: (|g / (1 + exp(-g))| <= |g|, and gate_proj passed).
+#: Steps never read for overflow, because they cannot be the first to overflow: causal_mask
+#: (holds -inf by design, else the scores), kv_repeat (copies of k_rope and v_proj), attn_probs
+#: (in [0, 1] once attn_scores passed: each row's largest entry gives exp(0) = 1, so the sum is
+#: >= 1) and silu_gate (|g / (1 + exp(-g))| <= |g|, and gate_proj passed).
 _NOT_CHECKED = frozenset({"causal_mask", "kv_repeat", "attn_probs", "silu_gate"})
 
+#: A bound on a step's max |value| proven from earlier steps spares reading the step when it is
+#: below this: half the overflow limit, a margin far wider than the rounding of the sums and
+#: products the bound stands for (relative K·2⁻⁵³ for a K-term sum).
+_PROVEN = _OVERFLOW / 2
 
-_CHECKED = tuple(info.name not in _NOT_CHECKED for info in STEP_INFO)
-_ROPE_STEPS = (STEP_NAMES.index("q_rope"), STEP_NAMES.index("k_rope"))
-_SCORES_STEP = STEP_NAMES.index("attn_scores")
 
 #: Up to this many entries OpenBLAS computes a dot product on one thread (its ddot threshold).
 _ONE_THREAD_DOT = 10_000
 
 
-def _overflowed(array: np.ndarray) -> bool:
-    """Whether some value is past 1e150, NaN or Inf: past 1e150 an RMSNorm squaring it would
-    overflow and quietly give 0, so that counts as overflow too.
-
-    A small array is pre-screened by one dot product (its sum of squares stays below 1e300
-    unless a value is past 1e150 or NaN/Inf), the cheapest single call. A big one is tested
-    by max and min (two SIMD reductions, NaN propagates): a multithreaded BLAS dot would wait
-    for a second core, which on a busy machine costs more than it saves.
-    """
-    if array.size <= _ONE_THREAD_DOT and np.vdot(array, array) < _OVERFLOW**2:
-        return False
-    return not (np.maximum.reduce(array, axis=None) < _OVERFLOW
-                and -np.minimum.reduce(array, axis=None) < _OVERFLOW)
-
-
 def _magnitude(array: np.ndarray) -> float:
-    """An upper bound on ``max |array|`` that is >= 1e150 exactly when :func:`_overflowed`
-    (NaN for NaN): the square root of a small sum of squares, else max(max, -min)."""
+    """An upper bound on ``max |array|`` that is >= 1e150 exactly when some value is past 1e150
+    (an RMSNorm squaring it would overflow and quietly give 0, so that counts as overflow too),
+    and NaN or Inf for NaN or Inf.
+
+    A small array is pre-screened by one dot product: a sum of squares below 1e300 bounds every
+    value by its square root, the cheapest single call. Otherwise max and min decide (two SIMD
+    reductions, NaN propagates): for a big array a multithreaded BLAS dot would wait for a
+    second core, which on a busy machine costs more than it saves.
+    """
     if array.size <= _ONE_THREAD_DOT:
         squares = np.vdot(array, array)
         if squares < _OVERFLOW**2:
             return math.sqrt(squares)
     return float(np.maximum(np.maximum.reduce(array, axis=None),
                             -np.minimum.reduce(array, axis=None)))
-
-
-def _scores_bounded(query_bound: float, key_bound: float, head_dim: int) -> bool:
-    """Whether ``q kᵀ/√d`` provably stays below 1e150, given bounds on |q_rope| and |k_rope|
-    (each below 1e150, or the layer stopped there): each score is a sum of d products, so
-    ``|s| <= d·max|q|·max|k|/√d``; the margin covers the rounding of the sum and the scaling
-    (under ``(d + 2)·2⁻⁵³`` relative)."""
-    bound = head_dim * query_bound * key_bound * head_dim**-0.5
-    return bound * (1.0 + 1e-9) < _OVERFLOW
 
 
 RopeTables = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -422,48 +406,55 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     """The forward itself, one line per tensor, returning the 23 arrays in step order.
 
     Each step is recorded as soon as it exists: made C-contiguous (display code wants C order;
-    the q/k/v and gate/up views stay internal) and checked for overflow while its memory is
-    still in cache. Steps are recorded in order, so the error names the first step that
-    overflowed, and nothing after it is computed.
+    the q/k/v and gate/up views stay internal) and checked for overflow. Steps are recorded in
+    order, so the error names the first step that overflowed, and nothing after it is computed.
+    Most steps need no reading for that: a bound on their max |value| follows from the bounds
+    of the steps they are made of and the weights' (a product of K terms is at most K times the
+    largest factors, a convex combination at most its largest term). Only when such a bound is
+    not small enough (or there is none: the RMSNorms, the input) is the step itself read.
     """
-    t = hidden_states.shape[0]
+    t, d_model = hidden_states.shape
     n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
     eps = config.rms_norm_eps
     steps: list[np.ndarray] = []
-    bounds: list[float] = []  # upper bounds on max |q_rope|, max |k_rope|
+    bound: dict[str, float] = {}  # step -> an upper bound on its max |value|, below 1e150
 
-    def record(*arrays: np.ndarray) -> None:
-        for array in arrays:
-            index = len(steps)
-            array = np.ascontiguousarray(array)
-            if index in _ROPE_STEPS:  # their bounds may spare reading the [H, T, T] scores
-                bounds.append(_magnitude(array))
-                overflowed = not bounds[-1] < _OVERFLOW
-            elif index == _SCORES_STEP:
-                overflowed = not _scores_bounded(*bounds, d) and _overflowed(array)
-            else:
-                overflowed = _CHECKED[index] and _overflowed(array)
-            if overflowed:
-                info = STEP_INFO[index]
+    def record(array: np.ndarray, proven: float | None = None) -> None:
+        info = STEP_INFO[len(steps)]
+        array = np.ascontiguousarray(array)
+        if proven is not None and proven < _PROVEN:
+            bound[info.name] = proven
+        elif info.name not in _NOT_CHECKED:
+            bound[info.name] = magnitude = _magnitude(array)
+            if not magnitude < _OVERFLOW:
                 raise EngineError(f"the layer overflowed at step {info.index} ({info.name}); "
                                   "use smaller inputs or weights")
-            steps.append(array)
+        steps.append(array)
+
+    def product_bound(step: str, weight: str, terms: int) -> float:
+        return terms * bound[step] * w.max_abs(weight)
 
     record(hidden_states)
     # --- attention sub-step: h = x + A(RMSNorm1(x)) ---
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
     record(normed)
     query_proj, key_proj, value_proj = project_qkv(normed, w, config)  # [T, H*d], [T, Hkv*d] x2
-    record(query_proj, key_proj, value_proj)
+    for proj, weight in ((query_proj, "self_attn.q_proj.weight"),
+                         (key_proj, "self_attn.k_proj.weight"),
+                         (value_proj, "self_attn.v_proj.weight")):
+        record(proj, product_bound("input_layernorm", weight, d_model))
+    query_proj, key_proj, value_proj = steps[2:5]  # their C-ordered copies: the same values
     query_normed = ops.rms_norm(query_proj.reshape(t, n_heads, d),
                                 w["self_attn.q_norm.weight"], eps)  # [T, H, d]
     key_normed = ops.rms_norm(key_proj.reshape(t, n_kv, d),
                               w["self_attn.k_norm.weight"], eps)  # [T, Hkv, d]
-    record(query_normed, key_normed)
+    record(query_normed)
+    record(key_normed)
     tables = _rope_tables(t, d, config.rope_theta)  # cos, sin, signed sin: [T, d]
     query_states = rope(query_normed.transpose(1, 0, 2), tables)  # [H, T, d]
     key_states = rope(key_normed.transpose(1, 0, 2), tables)  # [Hkv, T, d]
-    record(query_states, key_states)
+    record(query_states, 2 * bound["q_norm"])  # x·cos ± x'·sin
+    record(key_states, 2 * bound["k_norm"])
     value_states = value_proj.reshape(t, n_kv, d).transpose(1, 0, 2)  # [Hkv, T, d]
     # GQA, recorded for display: query head h reads kv head h // G (K left, V right)
     kv_repeat = np.empty((n_heads, t, 2 * d))  # [H, T, 2d]
@@ -475,17 +466,25 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
                                             causal)  # [H, T, T] x3, [T, H*d]
     if not causal:
         masked = scores.copy()  # its own step, equal to the scores
-    record(scores, masked, probs, context)
+    record(scores, d * bound["q_rope"] * bound["k_rope"] * d**-0.5)
+    record(masked)
+    record(probs)
+    record(context, bound["v_proj"])  # each row a convex combination of V's rows
     attn_output = context @ w["self_attn.o_proj.weight"].T  # [T, D]
+    record(attn_output, product_bound("attn_context", "self_attn.o_proj.weight", n_heads * d))
     residual_attn = hidden_states + attn_output  # [T, D]
-    record(attn_output, residual_attn)
+    record(residual_attn, bound["embed"] + bound["o_proj"])
 
     # --- MLP sub-step: out = h + M(RMSNorm2(h)) ---
     normed2 = ops.rms_norm(residual_attn, w["post_attention_layernorm.weight"], eps)  # [T, D]
     record(normed2)
     gate, up, gate_act, gated = mlp_hidden(normed2, w, config)  # [T, F] each
-    record(gate, up, gate_act, gated)
+    record(gate, product_bound("post_attention_layernorm", "mlp.gate_proj.weight", d_model))
+    record(up, product_bound("post_attention_layernorm", "mlp.up_proj.weight", d_model))
+    record(gate_act)
+    record(gated, bound["gate_proj"] * bound["up_proj"])  # |SiLU(g)| <= |g|
     mlp_output = gated @ w["mlp.down_proj.weight"].T  # [T, D]
+    record(mlp_output, product_bound("gated", "mlp.down_proj.weight", config.intermediate_size))
     output = residual_attn + mlp_output  # [T, D]
-    record(mlp_output, output)
+    record(output, bound["resid_attn"] + bound["down_proj"])
     return steps

@@ -83,6 +83,7 @@ class LayerWeights(Mapping[str, np.ndarray]):
         # view of its block: the layer then runs one BLAS call for all three instead of three,
         # which matters most when other work holds a core (every multithreaded call waits for
         # its slowest thread), at no extra memory.
+        self._max_abs: dict[str, float] = {}
         self._stacks: dict[str, np.ndarray] = {}
         for stack, names in STACKS.items():
             block = np.concatenate([self._tensors[n] for n in names])
@@ -100,6 +101,17 @@ class LayerWeights(Mapping[str, np.ndarray]):
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self._tensors[name]
+
+    def max_abs(self, name: str) -> float:
+        """``max |w|`` of one tensor, computed once (the tensors are read-only): ``run_layer``
+        bounds its matrix products with it instead of reading them back for overflow."""
+        value = self._max_abs.get(name)
+        if value is None:
+            array = self._tensors[name]
+            value = float(max(np.maximum.reduce(array, axis=None),
+                              -np.minimum.reduce(array, axis=None))) if array.size else 0.0
+            self._max_abs[name] = value
+        return value
 
     def stacked(self, stack: str) -> np.ndarray:
         """``[sum of out, in]``: the tensors of ``STACKS[stack]`` row-stacked, HF layout.
