@@ -13,9 +13,13 @@ import numpy as np
 
 def rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
     """``weight * x / sqrt(mean(x^2) + eps)`` over the last axis (eps inside the root)."""
-    # The same operations as ``weight * (x * (1 / sqrt(add.reduce(x*x) / n + eps)))`` (x*x and
-    # the reduction as np.mean does them, bit for bit), with one full-size buffer instead of
-    # three: the squares are reduced, then overwritten by the result. a*b == b*a exactly.
+    if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and np.ndim(weight) <= 1):
+        variance = np.add.reduce(x * x, axis=-1, keepdims=True) / np.shape(x)[-1]  # np.mean's
+        return weight * (x * (1.0 / np.sqrt(variance + eps)))
+    # The same operations as above (x*x and the reduction as np.mean does them, bit for bit),
+    # with one full-size buffer instead of three: the squares are reduced, then overwritten by
+    # the result (a float64 array of x's shape, as above for a weight of at most one axis).
+    # a*b == b*a exactly.
     out = np.multiply(x, x)
     variance = np.add.reduce(out, axis=-1, keepdims=True)
     variance /= x.shape[-1]
