@@ -179,7 +179,11 @@ def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
         earlier_a, earlier_b = _rows(a, axis, 0, first), _rows(b, axis, 0, first)
         later_a, later_b = _rows(a, axis, first), _rows(b, axis, first)
         per_row = np.zeros(common)
-        bitwise[info.name] = bool(np.array_equal(earlier_a, earlier_b))
+        # The last earlier row first: when a token was appended, rows that moved by rounding
+        # are usually there, and then the whole comparison of the earlier rows is skipped.
+        last_a, last_b = _rows(a, axis, first - 1, first), _rows(b, axis, first - 1, first)
+        bitwise[info.name] = bool(np.array_equal(last_a, last_b)
+                                  and np.array_equal(earlier_a, earlier_b))
         masked = info.name == "causal_mask" and before.causal
         if info.name == "attn_scores":
             scores_changed = a != b  # [H, common, common], reported in full
