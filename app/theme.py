@@ -268,7 +268,7 @@ def adapt_text_colours(root: QWidget, theme: str) -> int:
             if applied is None or current.rgba() != applied:
                 item._dv_own_colour = QColor(current)  # type: ignore[attr-defined]
             own = item._dv_own_colour  # type: ignore[attr-defined]
-            target = _for_dark(own) if theme == "dark" else QColor(own)
+            target = text_colour_for(own, theme)
             if target.rgba() != current.rgba():
                 item.setColor(target)
                 changed += 1
