@@ -57,7 +57,9 @@ def start_language(args: argparse.Namespace) -> str:
 
 def build_app(argv: list[str]) -> object:
     """The QApplication with pyqtgraph configured (call before creating any plot)."""
-    import pyqtgraph as pg
+    from app.pgimport import import_pyqtgraph
+
+    pg = import_pyqtgraph()  # without building every Qt class (app/pgimport.py)
     from PySide6.QtWidgets import QApplication
 
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w",

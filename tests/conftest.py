@@ -8,6 +8,10 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 import pytest
 
+from app.pgimport import import_pyqtgraph
+
+import_pyqtgraph()  # as the app does (lazy Qt mirrors): every test runs with what ships
+
 
 @pytest.fixture(autouse=True)
 def _settings_in_tmp(tmp_path, monkeypatch):
