@@ -25,7 +25,7 @@ from typing import Literal
 
 import numpy as np
 
-from engine import ops
+from engine import ops, parallel
 from engine.config import Qwen3Config
 from engine.errors import EngineError
 from engine.layer import (
@@ -101,9 +101,9 @@ class _Branches:
         self.w_in = weights["input_layernorm.weight"]
         self.w_qn = weights["self_attn.q_norm.weight"]
         self.w_kn = weights["self_attn.k_norm.weight"]
-        self.w_o = weights["self_attn.o_proj.weight"].T  # views, as run_layer uses them
+        self.w_o = weights["self_attn.o_proj.weight"]  # [out, in], as run_layer uses them
         self.w_post = weights["post_attention_layernorm.weight"]
-        self.w_down = weights["mlp.down_proj.weight"].T
+        self.w_down = weights["mlp.down_proj.weight"]
 
     def attention(self, u: np.ndarray) -> np.ndarray:
         """``A(u) = o_proj(attention(RMSNorm₁(u)))`` for ``u [..., T, D]``."""
@@ -118,12 +118,13 @@ class _Branches:
         key_states = rope(key_normed.swapaxes(-3, -2), self.rope_tables)  # [..., Hkv, T, d]
         value_states = value_proj.reshape(*lead, t, n_kv, d).swapaxes(-3, -2)  # [..., Hkv, T, d]
         context = attend(query_states, key_states, value_states, config, self.causal)[3]
-        return context @ self.w_o  # [..., T, D]
+        return parallel.linear(context, self.w_o)  # [..., T, D]
 
     def mlp(self, u: np.ndarray) -> np.ndarray:
         """``M(u) = down_proj(SiLU(gate) ⊙ up)`` of ``RMSNorm₂(u)``, token by token."""
         normed = ops.rms_norm(u, self.w_post, self.eps)  # [..., T, D]
-        return mlp_hidden(normed, self.weights, self.config)[3] @ self.w_down  # [..., T, D]
+        gated = mlp_hidden(normed, self.weights, self.config)[3]
+        return parallel.linear(gated, self.w_down)  # [..., T, D]
 
     def field(self, u: np.ndarray) -> np.ndarray:
         """The flow's right-hand side ``F(u) = A(u) + M(u)`` (both branches at the same u)."""

@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-from engine import ops
+from engine import ops, parallel
 from engine.config import MAX_TOKENS, Qwen3Config
 from engine.errors import EngineError
 from engine.weights import LayerWeights
@@ -308,11 +308,17 @@ def project_qkv(normed: np.ndarray, weights: LayerWeights,
     """``q_proj [..., T, H*d], k_proj, v_proj [..., T, Hkv*d]`` of ``normed [..., T, D]``.
 
     One matrix product with the row-stacked ``[W_q; W_k; W_v]``; the three are column views of
-    its result (each entry is the same dot product a separate product would take).
+    its result (each entry is the same dot product a separate product would take). A big
+    ``[T, D]`` input is instead shared out by columns over threads (``engine.parallel``).
     """
-    qkv = normed @ weights.stacked("qkv").T  # [..., T, (H + 2 Hkv) d]
     q_width = config.num_attention_heads * config.head_dim
     kv_width = config.num_key_value_heads * config.head_dim
+    parts = parallel.shares(normed, q_width + 2 * kv_width)
+    if parts > 1:  # big: each thread its share of the columns, three C-ordered results
+        query, key, value = parallel.linear_many(normed, [
+            weights[f"self_attn.{name}_proj.weight"] for name in "qkv"], parts)
+        return query, key, value
+    qkv = normed @ weights.stacked("qkv").T  # [..., T, (H + 2 Hkv) d]
     return (qkv[..., :q_width], qkv[..., q_width:q_width + kv_width],
             qkv[..., q_width + kv_width:])
 
@@ -371,16 +377,24 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
         masked = np.empty_like(scores) if causal else scores
         probs = np.empty_like(scores)
         context = np.empty((*by_group, t, d))
-        for r0 in range(0, t, step):
-            rows = slice(r0, r0 + step)
-            block = scores[..., rows, :]
-            np.matmul(query[..., rows, :], keys, out=block)
-            block *= scale
-            if causal:
-                ops.causal_softmax_rows(block, r0, masked[..., rows, :], probs[..., rows, :])
-            else:
-                ops.softmax_rows(block, probs[..., rows, :])
-            np.matmul(probs[..., rows, :], values, out=context[..., rows, :])
+        def blocks(first: int, stride: int) -> None:
+            for r0 in range(first * step, t, stride * step):
+                rows = slice(r0, r0 + step)
+                block = scores[..., rows, :]
+                np.matmul(query[..., rows, :], keys, out=block)
+                block *= scale
+                if causal:
+                    ops.causal_softmax_rows(block, r0, masked[..., rows, :], probs[..., rows, :])
+                else:
+                    ops.softmax_rows(block, probs[..., rows, :])
+                np.matmul(probs[..., rows, :], values, out=context[..., rows, :])
+
+        # a big [H, T, d] input is shared out: the threads take blocks in turn (a block is the
+        # same numbers whichever thread computes it)
+        threads = 1
+        if not lead and 2 * query.size * t >= parallel.MIN_WORK:  # q kᵀ and P V: 2·H·T·T·d
+            threads = min(parallel.workers(), -(-t // step))
+        parallel.run([lambda i=i: blocks(i, threads) for i in range(threads)])
     heads = (*lead, n_heads, t)
     context = context.reshape(*heads, d).swapaxes(-3, -2)  # [..., T, H, d]
     return (scores.reshape(*heads, t), masked.reshape(*heads, t), probs.reshape(*heads, t),
@@ -392,10 +406,24 @@ def mlp_hidden(normed: np.ndarray, weights: LayerWeights,
     """``gate, up, SiLU(gate), SiLU(gate) ⊙ up``, each ``[..., T, F]``, of ``normed``.
 
     gate and up come from one matrix product with the row-stacked ``[W_gate; W_up]`` (column
-    views of its result). Callers hold ``np.errstate(over="ignore")`` (or ``all``).
+    views of its result); a big ``[T, D]`` input is shared out by columns instead. Callers hold
+    ``np.errstate(over="ignore")`` (or ``all``).
     """
-    gate_up = normed @ weights.stacked("gate_up").T  # [..., T, 2F]
     width = config.intermediate_size
+    parts = parallel.shares(normed, 2 * width)
+    if parts > 1:  # big: each thread its columns of all four, the products and the gating
+        gate, up, gate_act, gated = (np.empty((normed.shape[0], width)) for _ in range(4))
+        w_gate, w_up = weights["mlp.gate_proj.weight"], weights["mlp.up_proj.weight"]
+
+        def share(cols: slice) -> None:
+            np.matmul(normed, w_gate[cols].T, out=gate[:, cols])
+            np.matmul(normed, w_up[cols].T, out=up[:, cols])
+            ops.silu_array(gate[:, cols], out=gate_act[:, cols])
+            np.multiply(gate_act[:, cols], up[:, cols], out=gated[:, cols])
+
+        parallel.run([lambda c=cols: share(c) for cols in parallel.column_parts(width, parts)])
+        return gate, up, gate_act, gated
+    gate_up = normed @ weights.stacked("gate_up").T  # [..., T, 2F]
     gate, up = gate_up[..., :width], gate_up[..., width:]
     gate_act = ops.silu_array(gate)  # callers hold np.errstate: exp(-x) may overflow to inf
     return gate, up, gate_act, gate_act * up
@@ -470,7 +498,7 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     record(masked)
     record(probs)
     record(context, bound["v_proj"])  # each row a convex combination of V's rows
-    attn_output = context @ w["self_attn.o_proj.weight"].T  # [T, D]
+    attn_output = parallel.linear(context, w["self_attn.o_proj.weight"])  # [T, D]
     record(attn_output, product_bound("attn_context", "self_attn.o_proj.weight", n_heads * d))
     residual_attn = hidden_states + attn_output  # [T, D]
     record(residual_attn, bound["embed"] + bound["o_proj"])
@@ -483,7 +511,7 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     record(up, product_bound("post_attention_layernorm", "mlp.up_proj.weight", d_model))
     record(gate_act)
     record(gated, bound["gate_proj"] * bound["up_proj"])  # |SiLU(g)| <= |g|
-    mlp_output = gated @ w["mlp.down_proj.weight"].T  # [T, D]
+    mlp_output = parallel.linear(gated, w["mlp.down_proj.weight"])  # [T, D]
     record(mlp_output, product_bound("gated", "mlp.down_proj.weight", config.intermediate_size))
     output = residual_attn + mlp_output  # [T, D]
     record(output, bound["resid_attn"] + bound["down_proj"])

@@ -170,10 +170,11 @@ def silu(x: np.ndarray) -> np.ndarray:
         return silu_array(x)
 
 
-def silu_array(x: np.ndarray) -> np.ndarray:
+def silu_array(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """:func:`silu` of an array, for callers that already hold ``np.errstate(over="ignore")``
-    (the layer's forward does): entering an errstate costs more than the SiLU of a toy row."""
-    denominator = np.negative(x, dtype=np.result_type(x, 1.0))
+    (the layer's forward does): entering an errstate costs more than the SiLU of a toy row.
+    ``out``: a float array of ``x``'s shape to write into (not ``x`` itself)."""
+    denominator = np.negative(x, dtype=np.result_type(x, 1.0), out=out)
     np.exp(denominator, out=denominator)  # in place, as in softmax
     denominator += 1.0
     return np.divide(x, denominator, out=denominator)

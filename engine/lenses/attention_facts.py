@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import ops
+from engine import ops, parallel
 from engine.config import Qwen3Config
 from engine.errors import EngineError
 from engine.layer import LayerTrace, attend, check_input, project_qkv
@@ -102,7 +102,7 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
                                        causal)  # run_layer's own attention: [H, T, T], [T, H*d]
     key_rep = np.repeat(key_states, config.group_size, axis=0)  # [H, T, d], for display
     value_rep = np.repeat(value_states, config.group_size, axis=0)  # [H, T, d]
-    output = context @ w["self_attn.o_proj.weight"].T  # [T, D]
+    output = parallel.linear(context, w["self_attn.o_proj.weight"])  # [T, D], as run_layer
     return AttentionTrace(
         causal=bool(causal), rope=bool(rope), positions=frozen(positions),
         query_states=frozen(query_states), key_states=frozen(key_rep),

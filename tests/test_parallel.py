@@ -1,0 +1,130 @@
+"""engine.parallel: the big products shared out by columns over threads.
+
+``split_everything`` lowers the size threshold to 0 so that every 2-D product and every
+multi-block attention of the small test layers takes the threaded path; each test then checks
+that path against what it must equal.
+"""
+
+import numpy as np
+import pytest
+
+from engine import (
+    EngineError,
+    LayerWeights,
+    Qwen3Config,
+    compare_traces,
+    embed,
+    parallel,
+    run_layer,
+)
+from engine.continuous import attention_branch, mlp_branch
+from tests.test_golden import ATOL, FILES, load_case, step_diffs
+
+MEDIUM = Qwen3Config(hidden_size=64, intermediate_size=192, num_attention_heads=4,
+                     num_key_value_heads=2, head_dim=32, rms_norm_eps=1e-6, rope_theta=1e6)
+
+
+@pytest.fixture
+def split_everything(monkeypatch):
+    before = parallel.workers()
+    monkeypatch.setattr(parallel, "MIN_WORK", 0)
+    parallel.set_workers(2)
+    assert parallel.workers() == 2, "numpy's OpenBLAS was not found: nothing is shared out"
+    yield
+    parallel.set_workers(before)
+
+
+def tokens(n: int, last: str = "end") -> list[str]:
+    return [f"w{i}" for i in range(n - 1)] + [last]
+
+
+@pytest.mark.parametrize(("columns", "parts"), [(1, 1), (7, 2), (8, 2), (3072, 2), (5, 3)])
+def test_column_parts_cover_every_column_once(columns, parts):
+    slices = parallel.column_parts(columns, parts)
+    assert len(slices) == parts
+    covered = np.concatenate([np.arange(columns)[s] for s in slices])
+    assert np.array_equal(covered, np.arange(columns))
+    sizes = [s.stop - s.start for s in slices]
+    assert max(sizes) - min(sizes) <= 1
+
+
+def test_set_workers_rejects_nonsense():
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="whole number"):
+            parallel.set_workers(bad)
+
+
+def test_small_inputs_and_batches_are_not_split():
+    before = parallel.workers()
+    parallel.set_workers(2)
+    try:
+        assert parallel.shares(np.zeros((8, 16)), 32) == 1  # the toy layer: far below MIN_WORK
+        big = 1 + int(np.sqrt(parallel.MIN_WORK))
+        assert parallel.shares(np.zeros((big, big)), big) == 2
+        assert parallel.shares(np.zeros((2, big, big)), big) == 1  # a batch keeps one product
+    finally:
+        parallel.set_workers(before)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem.removeprefix("golden_"))
+def test_split_path_matches_hugging_face(split_everything, path):
+    case = load_case(path)
+    golden = case["steps"]
+    trace = run_layer(golden["embed"], case["weights"], case["config"], causal=case["causal"])
+    diffs = step_diffs(trace, golden)
+    bad = [f"{name} by {d:.3e}" for name, d in diffs.items() if d > ATOL]
+    assert not bad, f"{case['name']}: {', '.join(bad)}"
+    for step in trace:
+        assert step.array.flags.c_contiguous and not step.array.flags.writeable, step.name
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_split_path_agrees_with_one_thread(split_everything, causal):
+    weights = LayerWeights.random(MEDIUM, seed=3)
+    x = embed(tokens(150), MEDIUM.hidden_size)  # several attention blocks
+    shared = run_layer(x, weights, MEDIUM, causal=causal)
+    parallel.set_workers(1)
+    alone = run_layer(x, weights, MEDIUM, causal=causal)
+    for a, b in zip(shared, alone, strict=True):
+        finite = np.isfinite(b.array)
+        assert np.array_equal(finite, np.isfinite(a.array)), a.name
+        scale = max(1.0, float(np.abs(b.array[finite]).max()))
+        assert np.abs(a.array[finite] - b.array[finite]).max() <= 1e-13 * scale, a.name
+
+
+def test_split_path_keeps_causality_bitwise(split_everything):
+    weights = LayerWeights.random(MEDIUM, seed=4)
+    before = run_layer(embed(tokens(130, "cat"), MEDIUM.hidden_size), weights, MEDIUM)
+    after = run_layer(embed(tokens(130, "dog"), MEDIUM.hidden_size), weights, MEDIUM)
+    report = compare_traces(before, after)
+    assert report.first_changed == 129
+    assert report.exact and report.scores_changed_future_only
+    assert all(report.earlier_rows_bitwise_equal[name] for name in report.step_names
+               if name != "attn_scores")
+    assert max(report.earlier_max_abs_diff[name] for name in report.step_names
+               if name != "attn_scores") == 0.0
+    assert np.abs(after.output[-1] - before.output[-1]).max() > 1e-3  # the edit did something
+
+
+def test_continuous_branches_reproduce_the_split_layer(split_everything):
+    weights = LayerWeights.random(MEDIUM, seed=5)
+    x = embed(tokens(70), MEDIUM.hidden_size)
+    trace = run_layer(x, weights, MEDIUM)
+    assert np.array_equal(attention_branch(x, weights, MEDIUM), trace["o_proj"])
+    assert np.array_equal(mlp_branch(trace["resid_attn"], weights, MEDIUM), trace["down_proj"])
+
+
+def test_overflow_in_a_worker_thread_is_reported_in_words(split_everything):
+    # exp(-gate) overflows inside the threads' SiLU: the caller's np.errstate must hold there
+    # (pytest turns a RuntimeWarning into an error), and the layer names the step in words
+    tensors = dict(LayerWeights.random(MEDIUM, seed=6).items())
+    tensors["mlp.gate_proj.weight"] = tensors["mlp.gate_proj.weight"] * 1e300
+    weights = LayerWeights.from_state_dict(tensors, MEDIUM)
+    with pytest.raises(EngineError, match=r"overflowed at step 17 \(gate_proj\)"):
+        run_layer(embed(tokens(20), MEDIUM.hidden_size), weights, MEDIUM)
+
+
+def test_blas_threads_are_restored(split_everything):
+    blas_threads = parallel._blas.get_num_threads()
+    run_layer(embed(tokens(40), MEDIUM.hidden_size), LayerWeights.random(MEDIUM, seed=7), MEDIUM)
+    assert parallel._blas.get_num_threads() == blas_threads
