@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run from a checkout, installed or not
 
-from engine import LayerWeights, Qwen3Config, compare_traces, embed, run_layer  # noqa: E402
+from engine import LayerWeights, Qwen3Config, compare_traces, embed, parallel, run_layer  # noqa: E402
 
 try:
     from engine.continuous import depth_states, substep_layer
@@ -163,6 +163,7 @@ def versions() -> dict[str, str]:
         found["torch_threads"] = str(__import__("torch").get_num_threads())
     found["cpus"] = str(os.cpu_count())
     found["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    found["engine_threads"] = str(parallel.workers())  # engine.parallel's share-out
     return found
 
 
