@@ -21,6 +21,9 @@ import sys
 import time
 
 SELFTEST_TIMEOUT_S = 30.0
+#: At start-up the window is shown once the initial text's result and convergence sweep are in
+#: (~0.1 s), or after this long at most.
+FIRST_RESULT_WAIT_S = 1.0
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -128,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         window.state.set_theme(args.theme)
     if args.palette:
         window.state.set_palette(args.palette)
+    # the first paint shows the computed layer, not the empty panels and then a second paint
+    window.wait_for_first_result(FIRST_RESULT_WAIT_S)
     window.show()
     if args.presentation:
         window.set_presentation(True)

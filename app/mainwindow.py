@@ -19,6 +19,7 @@ from pathlib import Path
 from PySide6.QtCore import (
     QCoreApplication,
     QEvent,
+    QEventLoop,
     QLockFile,
     QObject,
     QSettings,
@@ -53,9 +54,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import engine
 from app import __version__, i18n, presentation, sessions, theme
 from app import export as exporting
 from app.bridge import EngineBridge
+from app.compute import convergence_skipped
 from app.docks import (
     DEFAULT_COLUMN_WIDTHS,
     DEFAULT_COLUMNS,
@@ -172,6 +175,11 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.bridge = bridge or EngineBridge(self)
         self.state = AppState(self.bridge, self)
+        submit_early = initial_text is not None and not self.bridge.sync
+        if submit_early:
+            # the worker computes the first input while the panels are built; its result is
+            # queued to this thread, so it arrives once the window is complete
+            self.state.set_text(initial_text)
         self.editor = TokenEditor()
         self.editor.setObjectName("tokenEditor")
         self.editor.setMaximumHeight(150)
@@ -271,7 +279,9 @@ class MainWindow(QMainWindow):
         if persist_layout:
             self.restore_layout()
         if initial_text is not None:
-            self.editor.set_text(initial_text)
+            self.editor.set_text(initial_text)  # (no second request when submitted early)
+            if submit_early and initial_text:
+                self._schedule_autosave()  # as the editor's edit would have
         self._update_history_actions()
         self.check_cjk_font()
 
@@ -1164,6 +1174,45 @@ class MainWindow(QMainWindow):
             self.editor.set_text(text)
 
     # ----- lifetime -----
+    def first_result_settled(self) -> bool:
+        """Nothing more is coming for the text being computed: its result (or error) is in,
+        and so is its convergence sweep unless the input is too much work for one."""
+        state = self.state
+        if state.error or not engine.tokenize(state.text):
+            return True
+        result = state.result
+        return (result is not None and result.request_id == state.pending_id
+                and (state.convergence is not None or convergence_skipped(result)))
+
+    def wait_for_first_result(self, timeout: float) -> bool:
+        """Before the window is first shown: take in the initial text's result and sweep (at
+        most ``timeout`` seconds), so that the first paint draws them instead of the empty
+        panels followed by a second paint. Hidden panels only note that they must redraw,
+        so taking the result in costs nothing here. True when everything arrived."""
+        if self.first_result_settled():
+            return True
+        loop = QEventLoop()
+        timer = QTimer()
+        timer.setSingleShot(True)
+        timer.timeout.connect(loop.quit)
+
+        def check(*_args: object) -> None:
+            if self.first_result_settled():
+                loop.quit()
+
+        signals = (self.state.result_changed, self.state.convergence_changed,
+                   self.state.error_changed)
+        for signal in signals:
+            signal.connect(check)
+        timer.start(max(0, int(timeout * 1000)))
+        try:
+            loop.exec()
+        finally:
+            timer.stop()
+            for signal in signals:
+                signal.disconnect(check)
+        return self.first_result_settled()
+
     def all_panels_current(self) -> bool:
         """Every visible panel shows the current result (the self-test waits for this)."""
         return all(p.is_current for p in self.panels.values() if p.isVisible())

@@ -82,3 +82,103 @@ def test_the_test_suite_runs_with_the_lazy_mirrors_the_app_uses():
     from app.pgimport import mirrors_are_lazy
 
     assert mirrors_are_lazy()
+
+
+# ----- the first result is in before the window is first shown -----
+
+def test_initial_text_is_computed_while_the_window_is_built(qtbot, qapp, monkeypatch):
+    from app.bridge import EngineBridge
+    from app.docks import DockSpec
+    from app.mainwindow import MainWindow
+
+    seen_by_panels = []
+    create = DockSpec.create
+
+    def recording_create(spec, state):
+        seen_by_panels.append((state.text, state.pending_id))
+        return create(spec, state)
+
+    monkeypatch.setattr(DockSpec, "create", recording_create)
+    window = MainWindow(bridge=EngineBridge(), initial_text="我爱北京天安门",
+                        persist_layout=False, autosave=True)
+    qtbot.addWidget(window)
+    try:
+        # submitted before the first panel is built; the result is queued to this thread
+        assert seen_by_panels[0] == ("我爱北京天安门", 1)
+        assert window.state.text == "我爱北京天安门" and window.state.pending_id == 1
+        assert window.state.result is None
+        assert window._autosave_timer.isActive()  # as when the editor made the first edit
+        assert window.editor.text() == "我爱北京天安门"
+        assert window.wait_for_first_result(20.0)
+        assert not window.isVisible()
+        assert window.state.result.text == "我爱北京天安门"
+        assert window.state.convergence is not None
+        draws = {name: [] for name in window.panels}
+        for name, panel in window.panels.items():
+            panel.drawn.connect(lambda n=name, p=panel: draws[n].append(p.drawn_id))
+        window.show()
+        qtbot.waitExposed(window)
+        qapp.processEvents()
+        shown = [n for n, p in window.panels.items() if p.isVisible()]
+        assert len(shown) == 6
+        result_id = window.state.result.request_id
+        # each visible panel drew once, the result itself: no empty state painted first
+        assert {n: draws[n] for n in shown} == {n: [result_id] for n in shown}
+        assert window.all_panels_current()
+    finally:
+        window.close()
+        window.bridge.shutdown()
+
+
+def test_waiting_ends_without_a_sweep_for_long_or_bad_input(qtbot):
+    from app.bridge import EngineBridge
+    from app.compute import convergence_max_tokens
+    from app.mainwindow import MainWindow
+    from engine import MAX_TOKENS, Qwen3Config
+
+    long_text = " ".join(["word"] * (convergence_max_tokens(Qwen3Config.toy()) + 5))
+    for text, ok in ((long_text, True), (" ".join(["x"] * (MAX_TOKENS + 1)), False), ("", None)):
+        window = MainWindow(bridge=EngineBridge(), initial_text=text, persist_layout=False)
+        qtbot.addWidget(window)
+        try:
+            assert window.wait_for_first_result(20.0)
+            assert window.state.convergence is None
+            if ok is None:
+                assert window.state.result is None and not window.state.error
+            elif ok:
+                assert window.state.result.text == text and not window.state.error
+            else:
+                assert window.state.result is None and window.state.error
+        finally:
+            window.close()
+            window.bridge.shutdown()
+
+
+def test_wait_for_first_result_gives_up_after_its_timeout(qtbot):
+    import time
+
+    from app.bridge import EngineBridge
+    from app.mainwindow import MainWindow
+
+    bridge = EngineBridge()
+    bridge.submit = lambda request: None  # a worker that never answers
+    window = MainWindow(bridge=bridge, initial_text="never computed", persist_layout=False)
+    qtbot.addWidget(window)
+    try:
+        start = time.monotonic()
+        assert not window.wait_for_first_result(0.2)
+        assert 0.15 < time.monotonic() - start < 5.0
+    finally:
+        window.close()
+        window.bridge.shutdown()
+
+
+def test_the_app_shows_its_window_with_the_result_and_sweep_in():
+    out = run_probe(
+        "import json\nimport app.mainwindow as mw\nseen = []\norig = mw.MainWindow.show\n"
+        "def show(self):\n"
+        "    seen.append([self.state.result is not None, self.state.convergence is not None])\n"
+        "    orig(self)\n"
+        "mw.MainWindow.show = show\nfrom app.__main__ import main\n"
+        "code = main(['--selftest'])\nprint(json.dumps([code, seen]))")
+    assert out == [0, [[True, True]]]
