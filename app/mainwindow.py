@@ -165,6 +165,37 @@ class KeyGuard(QObject):
         return False
 
 
+class PanelMap(dict[str, Panel]):
+    """The docks' panels by dock object name. A dock hidden at start-up (the lens docks) gets
+    its panel when it is first shown, or when it is looked up here (``[name]``, ``get``);
+    iterating goes over the panels made so far, which are all the ones that can be visible."""
+
+    def __init__(self, build: Callable[[str], Panel]) -> None:
+        super().__init__()
+        self._build = build
+        self._deferred: set[str] = set()
+
+    def defer(self, name: str) -> None:
+        self._deferred.add(name)
+
+    def add(self, name: str, panel: Panel) -> None:
+        self._deferred.discard(name)
+        super().__setitem__(name, panel)
+
+    @property
+    def deferred(self) -> frozenset[str]:
+        """Docks whose panel is not made yet."""
+        return frozenset(self._deferred)
+
+    def __missing__(self, name: str) -> Panel:
+        if name not in self._deferred:
+            raise KeyError(name)
+        return self._build(name)
+
+    def get(self, name: str, default: Panel | None = None) -> Panel | None:  # type: ignore[override]
+        return self[name] if name in self or name in self._deferred else default
+
+
 class MainWindow(QMainWindow):
     def __init__(self, *, bridge: EngineBridge | None = None, persist_layout: bool = True,
                  initial_text: str | None = DEFAULT_TEXT, autosave: bool | None = None,
@@ -180,6 +211,9 @@ class MainWindow(QMainWindow):
             # the worker computes the first input while the panels are built; its result is
             # queued to this thread, so it arrives once the window is complete
             self.state.set_text(initial_text)
+        # the app-wide style and palette before the widgets exist: setting them later
+        # re-polishes every widget (~40 ms at start-up); new plots take its colours
+        theme.apply_theme(self.state.theme)
         self.editor = TokenEditor()
         self.editor.setObjectName("tokenEditor")
         self.editor.setMaximumHeight(150)
@@ -207,17 +241,23 @@ class MainWindow(QMainWindow):
             self._start_autosave_and_recovery()
 
         self.docks: dict[str, QDockWidget] = {}
-        self.panels: dict[str, Panel] = {}
+        self.panels = PanelMap(self._build_panel)
+        self._panels_wired = False  # the window's connections to each panel are made
         for spec in DOCKS:
-            panel = spec.create(self.state)
             dock = QDockWidget(self)
             dock.setObjectName(spec.object_name)
-            dock.setWidget(panel)
             dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                              | QDockWidget.DockWidgetFeature.DockWidgetMovable
                              | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
             self.docks[spec.object_name] = dock
-            self.panels[spec.object_name] = panel
+            if spec.visible:
+                self._build_panel(spec.object_name)
+            else:  # built when first shown or looked up (PanelMap)
+                self.panels.defer(spec.object_name)
+                # the View menu's toggle (at once, so the dock never shows empty), or shown by
+                # any other way (tour, a link, a restored layout)
+                for signal in (dock.toggleViewAction().toggled, dock.visibilityChanged):
+                    signal.connect(lambda on, n=spec.object_name: on and self.panels.get(n))
 
         # the guided tour: a dock of its own, hidden until started
         self.tour = TourController(parent=self)
@@ -251,8 +291,8 @@ class MainWindow(QMainWindow):
         self.tour.running_changed.connect(self._on_tour_running)
         self.tour_dock.visibilityChanged.connect(self._on_tour_dock_visibility)
         for panel in self.panels.values():
-            panel.drawn.connect(self._on_panel_drawn)
-        self._connect_value_copy()
+            self._wire_panel(panel)
+        self._panels_wired = True
 
         self._autosave_timer = QTimer(self)
         self._autosave_timer.setSingleShot(True)
@@ -269,7 +309,6 @@ class MainWindow(QMainWindow):
 
         self.resize(1600, 1000)
         self.apply_default_layout()
-        theme.apply_theme(self.state.theme)  # new plots already have its colours
         presentation.apply_app_font(self.state.font_scale)
         # a window made while another language is installed starts in that language
         language = language or i18n.translations().language
@@ -842,15 +881,32 @@ class MainWindow(QMainWindow):
                             "float64 and shown two ways — 22 matrix steps and a continuous "
                             "depth-time view.").replace("%1", __version__))
 
-    # ----- copy a value with a click -----
-    def _connect_value_copy(self) -> None:
+    # ----- panels -----
+    def _build_panel(self, name: str) -> Panel:
+        """Make the panel of dock ``name`` and put it in its dock (once)."""
+        if name in self.panels:
+            return self.panels[name]
+        spec = next(spec for spec in DOCKS if spec.object_name == name)
+        panel = spec.create(self.state)
+        self.panels.add(name, panel)
+        self.docks[name].setWidget(panel)
+        if self._panels_wired:  # a dock opened later: catch up on the view settings too
+            self._wire_panel(panel)
+            if self.state.theme != "light":
+                theme.repaint_plots(panel, self.state.theme)
+            if self.state.font_scale != 1.0 or self.state.presentation:
+                self.restyle_plots(panel)
+        return panel
+
+    def _wire_panel(self, panel: Panel) -> None:
+        """The window's connections to one panel: restyling after a redraw, value copy."""
         from app.widgets.heatmap import HeatmapView
 
-        for panel in self.panels.values():
-            for view in panel.findChildren(HeatmapView):
-                view.clicked.connect(lambda r, c, v, p=panel, w=view: self.copy_value(p, w, r, c,
-                                                                                     v))
+        panel.drawn.connect(self._on_panel_drawn)
+        for view in panel.findChildren(HeatmapView):
+            view.clicked.connect(lambda r, c, v, p=panel, w=view: self.copy_value(p, w, r, c, v))
 
+    # ----- copy a value with a click -----
     def copy_value(self, panel: QWidget, view: QWidget, row: int, col: int,
                    shown: float) -> str:
         """Copy the clicked cell: the exact float64 when the panel keeps it (``source``)."""
@@ -1057,6 +1113,8 @@ class MainWindow(QMainWindow):
     def export_panel(self, name: str | None, path: str | os.PathLike[str]) -> bool:
         """A dock's panel (or the whole window when ``name`` is None) as PNG or SVG, by the
         file's extension."""
+        if name is not None:
+            self.panels.get(name)  # a dock never opened has no panel yet
         widget: QWidget = self if name is None else self.docks[name]
         fmt = Path(path).suffix.lower()
         meta = self._meta()

@@ -6,6 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyqtgraph as pg
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Runs in a fresh interpreter: the test process has imported pyqtgraph long ago.
@@ -182,3 +185,98 @@ def test_the_app_shows_its_window_with_the_result_and_sweep_in():
         "mw.MainWindow.show = show\nfrom app.__main__ import main\n"
         "code = main(['--selftest'])\nprint(json.dumps([code, seen]))")
     assert out == [0, [[True, True]]]
+
+
+# ----- lens docks: hidden at start-up, their panels made when first shown -----
+
+LENS_DOCKS = {spec.object_name for spec in __import__("app.docks", fromlist=["DOCKS"]).DOCKS
+              if not spec.visible}
+
+
+def test_hidden_docks_get_their_panel_when_first_shown(make_window, qtbot):
+    window = make_window(sync=True, text="a b c")
+    assert LENS_DOCKS and window.panels.deferred == LENS_DOCKS
+    for name in LENS_DOCKS:
+        assert name not in window.panels and window.docks[name].widget() is None
+    assert set(window.panels) | LENS_DOCKS == set(window.docks)
+    # the View menu opens one: its panel is made, and draws the current result
+    window.state.set_text("the cat sat")
+    dock = window.docks["lensTemperatureDock"]
+    dock.toggleViewAction().trigger()
+    assert "lensTemperatureDock" in window.panels  # made before the dock shows
+    panel = window.panels["lensTemperatureDock"]
+    assert dock.widget() is panel
+    qtbot.waitUntil(lambda: panel.isVisible() and panel.is_current, timeout=5000)
+    assert panel.drawn_id == window.state.result.request_id
+    assert window.panels.deferred == LENS_DOCKS - {"lensTemperatureDock"}
+    # the window's connections were made: a palette switch redraws it, and after its redraw
+    # the window restyles it for the larger text
+    window.state.set_font_scale(1.3)
+    restyled = []
+    window.restyle_plots = lambda root=None: restyled.append(root)
+    window.state.set_palette("colorblind")
+    qtbot.waitUntil(lambda: panel in restyled, timeout=5000)
+    del window.restyle_plots
+    window.state.set_palette("classic")
+    window.state.set_font_scale(1.0)
+    # it follows later edits like any other panel
+    window.state.set_text("the cat sat down")
+    qtbot.waitUntil(lambda: panel.is_current, timeout=5000)
+    assert window.all_panels_current()
+
+
+def test_a_lookup_makes_a_hidden_docks_panel_and_unknown_names_still_fail(make_window):
+    window = make_window(sync=True, text="a b")
+    panel = window.panels["lensEnergyDock"]
+    assert window.docks["lensEnergyDock"].widget() is panel
+    assert window.panels.get("lensSplittingDock") is window.docks["lensSplittingDock"].widget()
+    assert window.panels.get("noSuchDock") is None
+    with pytest.raises(KeyError):
+        window.panels["noSuchDock"]
+
+
+def test_a_panel_made_late_takes_the_theme_and_text_size_of_the_moment(make_window, qtbot,
+                                                                    restore_view):
+    from PySide6.QtGui import QColor
+
+    from app.theme import PLOT_COLOURS
+
+    window = make_window(sync=True, text="a b c")
+    window.state.set_theme("dark")
+    window.state.set_font_scale(1.5)
+    dock = window.docks["lensEnergyDock"]
+    dock.show()
+    dock.raise_()
+    panel = window.panels["lensEnergyDock"]
+    qtbot.waitUntil(lambda: panel.isVisible() and panel.is_current, timeout=5000)
+    views = panel.findChildren(pg.GraphicsView)
+    assert views
+    dark = QColor(PLOT_COLOURS["dark"][0])
+    assert all(v.backgroundBrush().color() == dark for v in views)
+    # same as a panel that existed when the text grew: compare with the depth panel's axes
+    depth_axis = window.panels["depthDock"].findChildren(pg.GraphicsView)[0]
+    lens_axis = views[0]
+    fonts = [next(i for i in v.scene().items() if isinstance(i, pg.AxisItem)).style.get(
+        "tickFont") for v in (depth_axis, lens_axis)]
+    assert fonts[0] is not None and fonts[1] is not None
+    assert fonts[0].pointSizeF() == pytest.approx(fonts[1].pointSizeF())
+
+
+def test_an_open_lens_dock_is_saved_and_restored_with_the_layout(make_window, qtbot):
+    window = make_window(sync=True, text="a b")
+    window.docks["lensConvergenceDock"].toggleViewAction().trigger()
+    window.docks["lensConvergenceDock"].raise_()
+    qtbot.waitUntil(lambda: window.docks["lensConvergenceDock"].isVisible(), timeout=5000)
+    window.save_layout()
+    window.close()
+    again = make_window(sync=True, text="a b", persist_layout=True)
+    qtbot.waitUntil(lambda: again.docks["lensConvergenceDock"].isVisible(), timeout=5000)
+    panel = again.panels["lensConvergenceDock"]
+    qtbot.waitUntil(lambda: panel.isVisible() and panel.is_current, timeout=5000)
+    assert "lensEnergyDock" in again.panels.deferred
+
+
+def test_exporting_a_dock_never_opened_makes_its_panel(make_window, tmp_path):
+    window = make_window(sync=True, text="a b")
+    assert window.export_panel("lensSplittingDock", tmp_path / "split.png")
+    assert "lensSplittingDock" in window.panels
