@@ -114,3 +114,39 @@ def test_a_constant_vector_has_no_unique_projection(make_window):
     assert panel.rms_badge.text() == "EXACT · E10"  # a nonzero constant still has one
     panel._fill_projection(compare_norms(np.zeros(16), eps=eps), eps)
     assert panel.rms_badge.text() == "NOT UNIQUE · E10"
+
+
+def test_an_edit_after_the_shown_token_is_not_drawn_again_and_a_change_is(make_window,
+                                                                          monkeypatch):
+    """The shown row is unchanged by an edit after it (the causal mask): the panel keeps what
+    it drew; a changed row, another layer point or a new model is drawn again."""
+    import app.panels.norm_compare as norm_compare
+
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = window.panels["normDock"]
+    window.state.set_query(2)
+    calls = []
+    original = norm_compare.compare_norms
+    monkeypatch.setattr(norm_compare, "compare_norms",
+                        lambda *a, **k: calls.append(1) or original(*a, **k))
+    shown = panel.comparison
+
+    window.editor.set_text("我爱北京天安")  # rows 0..5 read the same
+    assert window.panels["normDock"].is_current and calls == []
+    assert panel.comparison is shown and panel.shown_query == 2
+
+    window.editor.set_text("我爱你京天安")  # token 2 itself changed
+    assert calls == [1]
+    np.testing.assert_array_equal(panel.comparison.vector,
+                                  window.state.result.trace["embed"][2])
+    np.testing.assert_array_equal(panel.layer_rms,
+                                  window.state.result.trace["input_layernorm"][2])
+
+    panel.set_point("resid_attn")  # a redraw asked for by the panel itself: drawn
+    assert calls == [1, 1]
+    np.testing.assert_array_equal(panel.layer_rms,
+                                  window.state.result.trace["post_attention_layernorm"][2])
+    window.state.set_model(window.state.config, seed=1)  # new weights, same text
+    assert calls == [1, 1, 1]
+    np.testing.assert_array_equal(panel.layer_rms,
+                                  window.state.result.trace["post_attention_layernorm"][2])

@@ -20,6 +20,10 @@ class Panel(QWidget):
     to the state there, and implement :meth:`redraw` (draw ``result``) and :meth:`retranslate`
     (set every visible string; called again when the language changes). A hidden panel skips
     its redraw and catches up when shown.
+
+    ``redraw_epoch`` counts the redraws asked for by anything but a new result (a selection, a
+    view option, a language or theme): a panel may skip drawing parts whose inputs read the
+    same as last time, keyed on this epoch and on those inputs.
     """
 
     #: Emitted after a redraw; ``drawn_id`` says which result it drew (0 for the empty state).
@@ -31,6 +35,7 @@ class Panel(QWidget):
         self.drawn_id = -1
         self._dirty = True
         self._views: list[pg.GraphicsView] | None = None
+        self.redraw_epoch = 0
         self._stack = QStackedLayout(self)
         self._empty = QLabel()
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -48,14 +53,19 @@ class Panel(QWidget):
 
     # ----- redraw scheduling -----
     def request_redraw(self) -> None:
-        """Redraw now if visible, else when next shown."""
+        """Redraw now if visible, else when next shown; what a panel cached for its last
+        inputs is drawn again (see ``redraw_epoch``)."""
+        self.redraw_epoch += 1
+        self._schedule_redraw()
+
+    def _schedule_redraw(self) -> None:
         if self.isVisible():
             self._redraw()
         else:
             self._dirty = True
 
     def _on_result_changed(self, _result: Result | None) -> None:
-        self.request_redraw()
+        self._schedule_redraw()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

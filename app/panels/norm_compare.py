@@ -36,6 +36,7 @@ from app.widgets.controls import sync_combo
 from app.widgets.plotting import fast_axes, left_bottom_only
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
+from engine import ops
 from engine.norms import NormComparison, VectorStats, compare_norms
 
 #: point of the layer -> (the RMSNorm step that reads it, its weight, depth time)
@@ -249,6 +250,8 @@ class NormComparePanel(Panel):
         #: what is on screen (tests read these)
         self.comparison: NormComparison | None = None  # γ = 1, ε of the layer
         self.layer_rms: np.ndarray | None = None  # RMSNorm(v)·γ with the layer's own γ
+        #: what the last complete redraw drew (see ``redraw``)
+        self._drawn_key: tuple | None = None
         self.layer_row: np.ndarray | None = None  # the trace row it must equal
         self.shown_query = -1
         self._hover_feature = -1
@@ -350,15 +353,30 @@ class NormComparePanel(Panel):
         point = self.point
         norm_step, weight_name, _t = POINTS[point]
         v = trace[point][query]  # [D] float64
-        cmp = compare_norms(v, eps=config.rms_norm_eps)
-        self.comparison, self.shown_query = cmp, query
+        layer_row = trace[norm_step][query]
         weights = self.state.weights
-        if weights.config == config:  # the weights of this result (a new model may be pending)
+        own_weights = weights.config == config  # (a new model may be pending)
+        # an edit after the shown token leaves its row as it was (the causal mask): then
+        # everything drawn here reads the same, and nothing is drawn again
+        key = (self.redraw_epoch, point, query, self.show_layer.isChecked(),
+               config.rms_norm_eps, id(weights) if own_weights else None, v.tobytes(),
+               layer_row.tobytes())
+        if key == self._drawn_key:
+            self.shown_query = query
+            return
+        self._drawn_key = None  # until drawn
+        eps = config.rms_norm_eps
+        cmp = compare_norms(v, eps=eps)
+        self.comparison, self.shown_query = cmp, query
+        if own_weights:
+            # RMSNorm(v)·γ as compare_norms(v, eps=eps, gamma=γ).rms_norm computes it
             gamma = weights[weight_name]
-            self.layer_rms = compare_norms(v, eps=config.rms_norm_eps, gamma=gamma).rms_norm
+            self.layer_rms = (ops.rms_norm(cmp.vector, gamma, eps)
+                              if eps > 0 or bool(np.any(cmp.vector != 0.0))
+                              else np.zeros(v.size))
         else:
             self.layer_rms = None
-        self.layer_row = trace[norm_step][query]
+        self.layer_row = layer_row
 
         self._draw_chart(cmp)
         if self._hover_feature >= 0:
@@ -367,6 +385,7 @@ class NormComparePanel(Panel):
         self._fill_match(norm_step, query)
         self._fill_projection(cmp, config.rms_norm_eps)
         self._fit_content()
+        self._drawn_key = key
 
     def _draw_chart(self, cmp: NormComparison) -> None:
         d = cmp.vector.size
