@@ -216,3 +216,33 @@ def test_labels_follow_the_font_scale_and_the_weights(make_window):
     window.state.set_head(1)  # other weights: the labels' numbers follow, no recompute
     weights = window.state.result.trace["attn_probs"][1, window.state.query]
     assert [t.split("\n")[2] for t in panel.label_texts] == [f"{w:.3f}" for w in weights]
+
+
+def test_an_edit_after_the_query_keeps_the_links_and_a_changed_row_redraws_them(make_window):
+    """The query's row is unchanged by an edit after it (the causal mask): its arcs and nodes
+    are not set again, its labels follow the new tokens; a changed row, a new head or the
+    mask toggled draws them again."""
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["attentionDock"]
+    window.state.set_query(3)
+    sets = []
+    for item in [*panel.bucket_curves, panel.masked_curve, panel.nodes]:
+        original = item.setData
+        item.setData = lambda *a, _o=original, **k: sets.append(1) or _o(*a, **k)
+    before = arc_data(panel)
+
+    window.editor.set_text("我爱北京天安们")  # the last token: row 3 reads the same
+    assert panel.is_current and sets == []
+    np.testing.assert_array_equal(arc_data(panel)[0], before[0])
+    np.testing.assert_array_equal(panel.weights, window.state.result.trace["attn_probs"][0, 3])
+    assert panel.label_texts[-1].split("\n")[1] == "们"  # the labels follow the new tokens
+
+    window.editor.set_text("我爱你京天安们")  # token 2: row 3 reads it
+    assert sets and panel.is_current
+    np.testing.assert_array_equal(panel.weights, window.state.result.trace["attn_probs"][0, 3])
+    sets.clear()
+    window.state.set_head(1)
+    assert sets
+    sets.clear()
+    window.state.set_causal(False)
+    assert sets and panel.masked_keys.size == 0

@@ -253,6 +253,8 @@ class AttentionGraphPanel(Panel):
         self._hover_keys = np.zeros(0, dtype=np.int64)
         self._hover_pts = np.zeros((0, 2))
         self._hover_key = -2
+        #: what the links and nodes were last drawn for (see ``redraw``)
+        self._drawn_key: tuple | None = None
 
         self.query_box.currentIndexChanged.connect(self._on_query_box)
         self.head_box.valueChanged.connect(self.state.set_head)
@@ -320,6 +322,7 @@ class AttentionGraphPanel(Panel):
         self._fit_view()
         result = self.state.result
         if self.weights is not None and result is not None and result.ok and self.is_current:
+            self.redraw_epoch += 1  # everything drawn again at the new size
             self.redraw(result)
 
     # ----- drawing -----
@@ -341,6 +344,23 @@ class AttentionGraphPanel(Panel):
         if capped:
             order = np.argsort(weights[visible], kind="stable")[::-1][:MAX_ARCS]
             visible = np.sort(visible[order])
+        # an edit after the query leaves its row as it was (the causal mask): the arcs and
+        # nodes drawn for it stay (the labels and caption are compared where they are set)
+        key = (self.redraw_epoch, head, query, n, weights.tobytes(), masked.tobytes(),
+               self._loop)
+        if key != self._drawn_key:
+            self._drawn_key = None  # until drawn
+            self._draw_links(weights, masked, visible, query, n)
+            self._draw_nodes(weights, masked, query, n)
+            self._drawn_key = key
+        self._draw_labels(result.tokens, weights, masked, query)
+        self._fit_view()
+        self._draw_caption(result, head, query, n, capped, visible.size)
+        if self._hover_key >= -1:
+            self._show_hover(self._hover_key, tooltip=False)
+
+    def _draw_links(self, weights: np.ndarray, masked: np.ndarray, visible: np.ndarray,
+                    query: int, n: int) -> None:
         samples = 40 if n <= 64 else 24
         points = arc_points(visible, query, n, samples, self._loop)  # [K, S, 2]
         buckets = bucket_of(weights[visible])
@@ -370,13 +390,6 @@ class AttentionGraphPanel(Panel):
 
         self._hover_keys = np.concatenate([visible, hidden]).astype(np.int64)
         self._hover_pts = np.concatenate([points, mpoints], axis=0)  # [K, S, 2]
-
-        self._draw_nodes(weights, masked, query, n)
-        self._draw_labels(result.tokens, weights, masked, query)
-        self._fit_view()
-        self._draw_caption(result, head, query, n, capped, visible.size)
-        if self._hover_key >= -1:
-            self._show_hover(self._hover_key, tooltip=False)
 
     def _draw_nodes(self, weights: np.ndarray, masked: np.ndarray, query: int, n: int) -> None:
         size = 15 if n <= 32 else (10 if n <= 128 else 6)
