@@ -208,3 +208,27 @@ def test_long_input_edit_draws(make_window):
     assert len(panel.highlighted_cells) == 2047
     assert panel.bar_labels == []  # too many rows for number labels; hover shows them
     assert 0 < sum(1 for label in panel.grid_view.row_labels if label) <= 16  # legible
+
+
+def test_abs_diff_and_the_log_image_are_exact_where_things_changed():
+    """|after − before| only where the bits differ (−∞ against −∞ and equal entries: 0; a
+    non-contiguous or transposed input keeps its shape); the log image puts exact zeros (and
+    NaN) at the sentinel and everything else at max(log₁₀|Δ|, floor) in float32."""
+    from PySide6.QtGui import QColor
+
+    from app.panels.causality import abs_diff
+    from app.widgets.diff_heatmap import DiffHeatmapView
+
+    before = np.array([[1.0, -np.inf, 2.0], [3.0, -np.inf, 4.0]])
+    after = np.array([[1.0, -np.inf, 2.5], [3.0, 7.0, 4.0]])
+    expected = np.array([[0.0, 0.0, 0.5], [0.0, np.inf, 0.0]])
+    np.testing.assert_array_equal(abs_diff(before, after), expected)
+    np.testing.assert_array_equal(abs_diff(before.T, after.T), expected.T)
+    np.testing.assert_array_equal(abs_diff(before[:, ::2], after[:, ::2]), expected[:, ::2])
+
+    view = DiffHeatmapView(map_name="magma", floor=-16.0, zero_colour=QColor("teal"))
+    values = np.array([[0.0, 1e-30, 0.5], [np.nan, 100.0, 0.0]])
+    image = view.log_image(values)
+    assert image.dtype == np.float32 and image.shape == (2, 3)
+    np.testing.assert_array_equal(image, np.array(
+        [[-17.0, -16.0, np.float32(np.log10(0.5))], [-17.0, 2.0, -17.0]], dtype=np.float32))

@@ -45,10 +45,13 @@ class DiffHeatmapView(HeatmapView):
 
     def log_image(self, values: np.ndarray) -> np.ndarray:
         """float32 log₁₀ of ``values``, clipped at the floor, with zeros at the sentinel."""
-        out = np.full(values.shape, self.sentinel, dtype=np.float32)
-        np.log10(values, out=out, where=values > 0, casting="same_kind")
-        np.maximum(out, np.float32(self.floor), out=out, where=values > 0)
-        return out
+        # only the non-zero entries are computed: an edit leaves most of a map exactly 0
+        flat = np.ascontiguousarray(values).reshape(-1)
+        out = np.full(flat.size, self.sentinel, dtype=np.float32)
+        nonzero = np.flatnonzero(flat > 0)
+        logs = np.log10(flat[nonzero]).astype(np.float32)  # float64 log, rounded once
+        out[nonzero] = np.maximum(logs, np.float32(self.floor))
+        return out.reshape(np.shape(values))
 
     def set_diff(self, values: np.ndarray, high: float, row_labels: Sequence[str],
                  col_labels: Sequence[str] | None = None, *, x_title: str = "",
