@@ -36,6 +36,7 @@ from PySide6.QtGui import (
     QKeyEvent,
     QKeySequence,
     QPalette,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractSlider,
@@ -304,8 +305,11 @@ class MainWindow(QMainWindow):
                        self.state.theme_changed, self.state.font_scale_changed):
             signal.connect(self._schedule_autosave)
 
+        # installed once the window has been shown and drawn (showEvent): an application event
+        # filter is Python called for every event, ~5000 while the window is built and first
+        # painted (~25 ms of the launch), and no key can reach a window not yet on screen
         self.key_guard = KeyGuard(self)
-        QApplication.instance().installEventFilter(self.key_guard)
+        self._key_guard_installed = False
 
         self.resize(1600, 1000)
         self.apply_default_layout()
@@ -1241,6 +1245,16 @@ class MainWindow(QMainWindow):
         result = state.result
         return (result is not None and result.request_id == state.pending_id
                 and (state.convergence is not None or convergence_skipped(result)))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._key_guard_installed:
+            self._key_guard_installed = True
+            # a zero timer runs after the posted paint events of this event-loop pass
+            QTimer.singleShot(0, self, self._install_key_guard)
+
+    def _install_key_guard(self) -> None:
+        QApplication.instance().installEventFilter(self.key_guard)
 
     def wait_for_first_result(self, timeout: float) -> bool:
         """Before the window is first shown: take in the initial text's result and sweep (at

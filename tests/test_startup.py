@@ -289,3 +289,44 @@ def test_the_bundle_keeps_modules_out_of_the_pyz_archive():
     PYZ through PyInstaller's importer (~0.1 s of the packaged launch)."""
     spec = (ROOT / "packaging" / "dualview.spec").read_text(encoding="utf-8")
     assert re.search(r"^\s+noarchive=True,", spec, re.MULTILINE)
+
+
+def test_the_key_guard_is_installed_once_the_window_is_shown(qtbot, qapp, monkeypatch):
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QKeyEvent
+
+    from app import mainwindow
+    from app.bridge import EngineBridge
+
+    filtered = []
+    original = mainwindow.KeyGuard.eventFilter
+
+    def spy(self, watched, event):
+        filtered.append(event.type())
+        return original(self, watched, event)
+
+    monkeypatch.setattr(mainwindow.KeyGuard, "eventFilter", spy)
+    window = mainwindow.MainWindow(bridge=EngineBridge(sync=True), initial_text=None,
+                                   persist_layout=False)
+    qtbot.addWidget(window)
+    left = []
+    window.leave_text_field = lambda: left.append(True)
+    line = window.editor.line
+
+    def press_escape() -> bool:
+        qapp.sendEvent(line, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Escape,
+                                       Qt.KeyboardModifier.NoModifier))
+        return bool(left)
+
+    try:
+        window.editor.set_text("a b")  # events of a window being set up
+        qapp.processEvents()
+        assert filtered == []  # no application-wide filter before the window is shown
+        window.show()
+        qtbot.waitExposed(window)
+        line.setFocus()
+        qtbot.waitUntil(press_escape, timeout=3000)  # then Esc leaves the text field
+        assert filtered
+    finally:
+        window.close()
+        window.bridge.shutdown()
