@@ -132,9 +132,10 @@ def shares(x: np.ndarray, columns: int) -> int:
     return min(workers(), columns)
 
 
-def column_parts(columns: int, parts: int) -> list[slice]:
-    """``parts`` contiguous column ranges covering ``0..columns``, as equal as they can be."""
-    edges = [columns * i // parts for i in range(parts + 1)]
+def even_slices(count: int, parts: int) -> list[slice]:
+    """``parts`` contiguous ranges (of columns or rows) covering ``0..count``, as equal as they
+    can be."""
+    edges = [count * i // parts for i in range(parts + 1)]
     return [slice(a, b) for a, b in itertools.pairwise(edges) if b > a]
 
 
@@ -146,7 +147,7 @@ def linear(x: np.ndarray, weight: np.ndarray) -> np.ndarray:
         return x @ weight.T
     out = np.empty((x.shape[0], weight.shape[0]), dtype=np.result_type(x, weight))
     run([lambda c=cols: np.matmul(x, weight[c].T, out=out[:, c])
-         for cols in column_parts(weight.shape[0], parts)])
+         for cols in even_slices(weight.shape[0], parts)])
     return out
 
 
@@ -157,7 +158,7 @@ def linear_many(x: np.ndarray, weights: Sequence[np.ndarray], parts: int) -> lis
 
     def share(i: int) -> None:
         for w, out in zip(weights, outs, strict=True):
-            cols = column_parts(w.shape[0], parts)[i]
+            cols = even_slices(w.shape[0], parts)[i]
             np.matmul(x, w[cols].T, out=out[:, cols])
 
     run([lambda i=i: share(i) for i in range(parts)])

@@ -39,8 +39,8 @@ def tokens(n: int, last: str = "end") -> list[str]:
 
 
 @pytest.mark.parametrize(("columns", "parts"), [(1, 1), (7, 2), (8, 2), (3072, 2), (5, 3)])
-def test_column_parts_cover_every_column_once(columns, parts):
-    slices = parallel.column_parts(columns, parts)
+def test_even_slices_cover_every_index_once(columns, parts):
+    slices = parallel.even_slices(columns, parts)
     assert len(slices) == parts
     covered = np.concatenate([np.arange(columns)[s] for s in slices])
     assert np.array_equal(covered, np.arange(columns))
