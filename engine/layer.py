@@ -412,18 +412,14 @@ def mlp_hidden(normed: np.ndarray, weights: LayerWeights,
     width = config.intermediate_size
     parts = parallel.shares(normed, 2 * width)
     if parts > 1:  # big: each thread its columns of both products, then its rows of the gating
-        gate, up, gate_act, gated = (np.empty((normed.shape[0], width)) for _ in range(4))
-        w_gate, w_up = weights["mlp.gate_proj.weight"], weights["mlp.up_proj.weight"]
-
-        def products(cols: slice) -> None:
-            np.matmul(normed, w_gate[cols].T, out=gate[:, cols])
-            np.matmul(normed, w_up[cols].T, out=up[:, cols])
+        gate, up = parallel.linear_many(
+            normed, [weights["mlp.gate_proj.weight"], weights["mlp.up_proj.weight"]], parts)
+        gate_act, gated = np.empty_like(gate), np.empty_like(gate)
 
         def gating(rows: slice) -> None:  # whole rows: contiguous, ~1.4x faster than columns
             ops.silu_array(gate[rows], out=gate_act[rows])
             np.multiply(gate_act[rows], up[rows], out=gated[rows])
 
-        parallel.run([lambda c=c: products(c) for c in parallel.even_slices(width, parts)])
         rows = min(parts, normed.shape[0])
         parallel.run([lambda r=r: gating(r) for r in parallel.even_slices(normed.shape[0], rows)])
         return gate, up, gate_act, gated

@@ -48,6 +48,17 @@ def test_even_slices_cover_every_index_once(columns, parts):
     assert max(sizes) - min(sizes) <= 1
 
 
+def test_linear_many_gives_each_product_whole(split_everything):
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((5, 6))
+    weights = [rng.standard_normal((rows, 6)) for rows in (1, 2, 7)]  # 1 row: fewer than parts
+    for parts in (2, 3):
+        outs = parallel.linear_many(x, weights, parts)
+        for w, out in zip(weights, outs, strict=True):
+            assert out.flags.c_contiguous
+            np.testing.assert_allclose(out, x @ w.T, rtol=1e-14, atol=1e-14)
+
+
 def test_set_workers_rejects_nonsense():
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(ValueError, match="whole number"):
