@@ -15,6 +15,11 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 # The layer's matrices are small: OpenBLAS threads cost more than they save there (a tiny
 # product ran ~18x faster on one thread) and would fight the UI thread for the two cores.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# numpy asks the kernel for huge pages for arrays of 4 MB and more; with transparent huge pages
+# on "madvise" the first touch of such memory may wait for the kernel to compact memory. The
+# first edits after a long text arrives (T = 512: 8 MB score arrays) took ~100 ms instead of
+# ~30 ms in compute until the heap settled; without it ~45 ms.
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 import argparse
 import sys

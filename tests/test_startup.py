@@ -330,3 +330,13 @@ def test_the_key_guard_is_installed_once_the_window_is_shown(qtbot, qapp, monkey
     finally:
         window.close()
         window.bridge.shutdown()
+
+
+def test_the_app_turns_off_numpys_huge_page_requests():
+    # the app's entry module runs before numpy is imported; numpy reads the setting then
+    probe = ("import app.__main__, numpy\n"
+             "print(numpy._core.multiarray._set_madvise_hugepage(False))")
+    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "False"
