@@ -231,6 +231,13 @@ class NormComparison:
         return float(np.linalg.norm(self.vector - self.rms_norm))
 
 
+def weighted_rms_norm(vec: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
+    """``RMSNorm(vec)·weight``; zeros where it is undefined (``eps = 0`` and ``vec = 0``)."""
+    if eps > 0 or bool(np.any(vec != 0.0)):
+        return ops.rms_norm(vec, weight, eps)
+    return np.zeros(vec.shape)
+
+
 def compare_norms(v: object, *, eps: float = 0.0,
                   gamma: np.ndarray | None = None) -> NormComparison:
     """LayerNorm(v)·γ and RMSNorm(v)·γ side by side, each with its projection reading."""
@@ -243,12 +250,11 @@ def compare_norms(v: object, *, eps: float = 0.0,
     ln_defined = eps > 0 or not _is_constant(vec)
     rms_defined = eps > 0 or bool(np.any(vec != 0.0))
     layer_norm = ops.layer_norm(vec, eps, weight=weight) if ln_defined else np.zeros(d)
-    rms_norm = ops.rms_norm(vec, weight, eps) if rms_defined else np.zeros(d)
+    rms_norm = weighted_rms_norm(vec, weight, eps)
     ln_proj = project_to_layernorm_set(vec)
     rms_proj = rmsnorm_radial_projection(vec)
     centred = vec - np.mean(vec)
-    centred_rms = (ops.rms_norm(centred, weight, eps) if eps > 0 or np.any(centred != 0.0)
-                   else np.zeros(d))
+    centred_rms = weighted_rms_norm(centred, weight, eps)
     return NormComparison(
         vector=_readonly(vec), eps=eps, gamma=_readonly(weight),
         input_stats=VectorStats.of(vec),

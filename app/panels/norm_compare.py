@@ -36,8 +36,7 @@ from app.widgets.controls import sync_combo
 from app.widgets.plotting import fast_axes, left_bottom_only
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
-from engine import ops
-from engine.norms import NormComparison, VectorStats, compare_norms
+from engine.norms import NormComparison, VectorStats, compare_norms, weighted_rms_norm
 
 #: point of the layer -> (the RMSNorm step that reads it, its weight, depth time)
 POINTS: dict[str, tuple[str, str, str]] = {
@@ -369,11 +368,8 @@ class NormComparePanel(Panel):
         cmp = compare_norms(v, eps=eps)
         self.comparison, self.shown_query = cmp, query
         if own_weights:
-            # RMSNorm(v)·γ as compare_norms(v, eps=eps, gamma=γ).rms_norm computes it
-            gamma = weights[weight_name]
-            self.layer_rms = (ops.rms_norm(cmp.vector, gamma, eps)
-                              if eps > 0 or bool(np.any(cmp.vector != 0.0))
-                              else np.zeros(v.size))
+            # RMSNorm(v)·γ, what compare_norms(v, eps=eps, gamma=γ).rms_norm is
+            self.layer_rms = weighted_rms_norm(cmp.vector, weights[weight_name], eps)
         else:
             self.layer_rms = None
         self.layer_row = layer_row
