@@ -10,12 +10,19 @@ classes the app never uses.
 module on first use instead (same objects, so ``pyqtgraph.Qt.QtCore.QPointF is
 PySide6.QtCore.QPointF``). For the import only, the three PySide6 modules list no names, so
 the copy loop has nothing to copy; their own ``__dir__`` is put back before it returns.
+
+pyqtgraph's ``__init__`` also imports four widgets the app never uses, and with them its
+parameter tree and its multi-process machinery (``multiprocessing``): ~70 ms of start-up.
+Those modules are imported on first use instead (:data:`DEFERRED`): ``pyqtgraph.ColorMapWidget``
+and the others still resolve to the real classes.
+
 pyqtgraph's files in site-packages are not touched. When pyqtgraph (or ``pyqtgraph.Qt``) is
 already imported, or another binding is selected, it is a plain ``import pyqtgraph``.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import types
@@ -47,6 +54,54 @@ class LazyMirror(types.ModuleType):
         return sorted(set(self.__dict__) | set(dir(self.__dict__["_mirror_source"])))
 
 
+#: pyqtgraph's top-level names whose modules are imported on first use, not with pyqtgraph.
+DEFERRED = {
+    "ColorMapWidget": "pyqtgraph.widgets.ColorMapWidget",
+    "ColorMapParameter": "pyqtgraph.widgets.ColorMapWidget",
+    "ScatterPlotWidget": "pyqtgraph.widgets.ScatterPlotWidget",
+    "DataFilterWidget": "pyqtgraph.widgets.DataFilterWidget",
+    "RemoteGraphicsView": "pyqtgraph.widgets.RemoteGraphicsView",
+}
+
+
+class _Placeholder(types.ModuleType):
+    """Stands in for a deferred module while pyqtgraph's ``__init__`` runs: its
+    ``from ... import *`` finds nothing, a ``from ... import Name`` finds None (removed after)."""
+
+    __all__: tuple[str, ...] = ()
+
+    def __getattr__(self, name: str) -> None:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return None
+
+
+def _deferred_attribute(name: str) -> object:
+    """pyqtgraph's module ``__getattr__``: import a deferred module on first use."""
+    if name not in DEFERRED:
+        raise AttributeError(f"module 'pyqtgraph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(DEFERRED[name]), name)
+    setattr(sys.modules["pyqtgraph"], name, value)
+    return value
+
+
+def _import_without_deferred() -> types.ModuleType:
+    """``import pyqtgraph`` with the :data:`DEFERRED` modules left out until first use."""
+    placeholders = {m: _Placeholder(m) for m in set(DEFERRED.values()) if m not in sys.modules}
+    sys.modules.update(placeholders)
+    try:
+        import pyqtgraph
+    finally:
+        for module in placeholders:
+            if sys.modules.get(module) is placeholders[module]:
+                del sys.modules[module]
+    for name in DEFERRED:
+        if pyqtgraph.__dict__.get(name, 0) is None:  # a placeholder's None, not the class
+            delattr(pyqtgraph, name)
+    pyqtgraph.__getattr__ = _deferred_attribute  # type: ignore[attr-defined]
+    return pyqtgraph
+
+
 def _no_names() -> list[str]:
     return []
 
@@ -68,7 +123,7 @@ def import_pyqtgraph() -> types.ModuleType:
     try:
         for n in MIRRORED:
             sources[n].__dir__ = _no_names  # type: ignore[attr-defined]
-        import pyqtgraph
+        pyqtgraph = _import_without_deferred()
     except BaseException:
         for n in MIRRORED:  # a failed import leaves no half-made mirror behind
             if isinstance(sys.modules.get(names[n]), LazyMirror):

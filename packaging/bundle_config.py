@@ -41,6 +41,9 @@ EXCLUDES = [
     "PySide6.QtUiTools", "PySide6.QtSvgWidgets",
     # pyqtgraph parts that need packages we do not ship, and its examples
     "pyqtgraph.examples", "pyqtgraph.opengl", "pyqtgraph.jupyter", "OpenGL",
+    # only pyqtgraph's RemoteGraphicsView (never used, never imported: app/pgimport.py) needs
+    # processes; shipped, multiprocessing's run-time hook cost every launch ~40 ms
+    "multiprocessing", "pyqtgraph.multiprocess", "pyqtgraph.widgets.RemoteGraphicsView",
     # optional companions that are never imported by the app
     "matplotlib", "scipy", "pandas", "IPython", "jupyter_rfb", "cupy", "numba", "h5py",
     "torch", "transformers", "yaml", "PIL",
@@ -135,9 +138,15 @@ def resource_datas() -> list[tuple[str, str]]:
 OWN_PACKAGES = ("app", "engine")
 
 
+#: Imported where PyInstaller's analysis cannot see it: numpy.random's compiled bit generator
+#: imports ``secrets`` (it used to arrive through multiprocessing, now excluded).
+EXTRA_HIDDEN_IMPORTS = ["secrets"]
+
+
 def hidden_imports() -> list[str]:
-    """Every module of :data:`OWN_PACKAGES`, found on disk (nothing is imported)."""
-    names = []
+    """Every module of :data:`OWN_PACKAGES`, found on disk (nothing is imported), and
+    :data:`EXTRA_HIDDEN_IMPORTS`."""
+    names = list(EXTRA_HIDDEN_IMPORTS)
     for package in OWN_PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             if "__pycache__" in path.parts:

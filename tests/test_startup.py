@@ -67,6 +67,23 @@ def test_pyqtgraph_imports_with_lazy_qt_mirrors():
                    "again_same": True, "grab": True}
 
 
+def test_pyqtgraph_widgets_the_app_never_uses_are_imported_on_first_use():
+    out = run_probe(
+        "import json, sys\nfrom app.pgimport import DEFERRED, import_pyqtgraph\n"
+        "pg = import_pyqtgraph()\n"
+        "heavy = ['pyqtgraph.parametertree', 'pyqtgraph.multiprocess', 'multiprocessing',"
+        " *DEFERRED.values()]\n"
+        "before = sorted(m for m in heavy if m in sys.modules)\n"
+        "import importlib\n"
+        "same = all(getattr(pg, n) is getattr(importlib.import_module(m), n)"
+        " for n, m in DEFERRED.items())\n"
+        "try:\n    pg.NoSuchName\n    missing = 'no error'\n"
+        "except AttributeError as exc:\n    missing = str(exc)\n"
+        "print(json.dumps([before, same, 'pyqtgraph.parametertree' in sys.modules, missing,"
+        " pg.PlotWidget.__name__]))")
+    assert out == [[], True, True, "module 'pyqtgraph' has no attribute 'NoSuchName'",
+                   "PlotWidget"]
+
 def test_pgimport_is_a_plain_import_when_pyqtgraph_is_already_loaded():
     out = run_probe("import json, os\nos.environ['PYQTGRAPH_QT_LIB'] = 'PySide6'\n"
                     "import pyqtgraph\nfrom app.pgimport import import_pyqtgraph, "
