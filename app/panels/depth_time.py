@@ -301,7 +301,8 @@ class DepthTimePanel(Panel):
         plot.setMouseEnabled(x=False, y=False)
         plot.setLogMode(x=True, y=True)
         plot.showGrid(x=True, y=True, alpha=0.25)
-        # bottom left: the curves run from top left to bottom right, so that corner is free
+        # bottom left: the curves fall from n = 1 (top left), so the corner below them is
+        # free as long as the entries stay short (one word each: ~n = 1…2 wide)
         self.legend = plot.addLegend(offset=(4, -4), labelTextSize="8pt", verSpacing=-6)
         self.conv_euler = pg.PlotDataItem(pen=pg.mkPen(EULER_COLOUR, width=2), symbol="o",
                                           symbolSize=6, symbolBrush=EULER_COLOUR,
@@ -659,7 +660,7 @@ class DepthTimePanel(Panel):
         scheme = conv.second_order_scheme.capitalize()
         self.conv_euler.setData(ns, conv.errors_euler)
         self.conv_second.setData(ns, conv.errors_second_order)
-        self._set_legend(self.tr("Euler (the layer's form)"), scheme)
+        self._set_legend(self.tr("Euler"), scheme)  # short: the caption says what it is
         e1 = float(conv.errors_euler[0])
         errors = np.concatenate([conv.errors_euler, conv.errors_second_order])
         errors = errors[errors > 0]

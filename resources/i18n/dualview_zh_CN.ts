@@ -590,8 +590,8 @@ after attn.</source>
         <translation>把这一层拆成 n 个 Δt = 1/n 的子步，会收敛到连续流 u′ = A(u) + M(u)。真实的层是 n = 1。</translation>
     </message>
     <message>
-        <source>Euler (the layer&apos;s form)</source>
-        <translation>欧拉法（这一层的形式）</translation>
+        <source>Euler</source>
+        <translation>欧拉法</translation>
     </message>
 </context>
 <context>
