@@ -26,12 +26,17 @@ PALETTES: dict[str, Palette] = {
 DEFAULT_PALETTE = "classic"
 
 
-#: Our own maps. Probabilities start at white: a zero weight (a masked future key) reads as
-#: "nothing here" instead of a heavy black block.
+#: Our own maps. Probabilities start at the plot's background: a zero weight (a masked future
+#: key) reads as "nothing here" instead of a heavy block — white on the light theme, the dark
+#: plot background (app.theme.PLOT_COLOURS) on the dark one, where weight grows toward light.
 _CUSTOM: dict[str, tuple[tuple[float, ...], tuple[tuple[int, int, int], ...]]] = {
     "dv-blues": ((0.0, 0.35, 0.7, 1.0),
                  ((255, 255, 255), (158, 202, 225), (49, 130, 189), (8, 48, 107))),
+    "dv-blues-dark": ((0.0, 0.35, 0.7, 1.0),
+                      ((30, 31, 34), (33, 94, 150), (80, 155, 215), (214, 234, 250))),
 }
+#: Sequential maps that are white at 0, and their dark-theme counterparts.
+_DARK_SEQUENTIAL = {"dv-blues": "dv-blues-dark"}
 
 
 @cache
@@ -48,7 +53,9 @@ def lut(map_name: str) -> np.ndarray:
     return colormap(map_name).getLookupTable(0.0, 1.0, 256, alpha=True)
 
 
-def map_for(kind: str, palette: str = DEFAULT_PALETTE) -> str:
-    """The colour map name for a step kind ("signed" or "probability")."""
+def map_for(kind: str, palette: str = DEFAULT_PALETTE, theme: str = "light") -> str:
+    """The colour map name for a step kind ("signed" or "probability") on a theme."""
     p = PALETTES.get(palette, PALETTES[DEFAULT_PALETTE])
-    return p.sequential if kind == "probability" else p.diverging
+    if kind != "probability":
+        return p.diverging
+    return _DARK_SEQUENTIAL.get(p.sequential, p.sequential) if theme == "dark" else p.sequential

@@ -81,6 +81,29 @@ def test_the_colour_blind_palette_redraws_the_heatmaps(make_window):
         window.state.set_palette("rainbow")
 
 
+def test_probabilities_fade_into_the_plot_background_on_either_theme(make_window):
+    """A zero weight (every masked future key) is drawn in the plot's background colour: white
+    on the light theme, the dark background on the dark one; weight grows toward contrast."""
+    from PySide6.QtGui import QColor
+
+    from app.theme import PLOT_COLOURS
+
+    window = make_window(sync=True, text="a b c")
+    window.state.set_step("attn_probs")
+    view = window.panels["heatmapDock"].view
+    for name in ("dark", "light", "dark"):
+        window.theme_actions[name].trigger()
+        table = palettes.lut(view._map)
+        background = QColor(PLOT_COLOURS[name][0])
+        assert tuple(table[0, :3]) == (background.red(), background.green(), background.blue())
+        zero, one = (QColor(*map(int, table[i, :3])).lightness() for i in (0, -1))
+        assert (one < zero) if name == "light" else (one > zero)
+    # the colour-blind map (cividis) is dark at 0 already: the same on both themes
+    window.state.set_palette("colorblind")
+    assert view._map == palettes.PALETTES["colorblind"].sequential
+    window.theme_actions["light"].trigger()
+    assert view._map == palettes.PALETTES["colorblind"].sequential
+
 def test_dark_and_light_themes(make_window):
     window = make_window(sync=True, text="a b")
     view = window.panels["heatmapDock"].view

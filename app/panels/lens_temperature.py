@@ -410,7 +410,8 @@ class TemperaturePanel(LensPanel):
         shown = np.where(np.isneginf(lens.log_probs[0]), np.nan, probs)  # masked: grey
         self.view.set_matrix(shown, (0.0, 1.0),
                              palettes.map_for("probability",
-                                              getattr(self.state, "palette", "classic")),
+                                              getattr(self.state, "palette", "classic"),
+                                              getattr(self.state, "theme", "light")),
                              self._labels, self._labels, x_title=self.tr("key token"),
                              y_title=self.tr("query token"))
         t = probs.shape[0]

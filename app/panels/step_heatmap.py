@@ -136,7 +136,8 @@ class StepHeatmapPanel(Panel):
             f"<span style='color:{theme.quiet_css()}'>[{shape}] — "
             f"{self.state.meaning(step.info)}</span>")
         levels = result.levels[step.name]
-        map_name = palettes.map_for(step.kind, getattr(self.state, "palette", "classic"))
+        map_name = palettes.map_for(step.kind, getattr(self.state, "palette", "classic"),
+                                    getattr(self.state, "theme", "light"))
         self.view.set_matrix(matrix, levels, map_name, self._row_labels, col_labels,
                              x_title=self.tr(col_kind), y_title=self.tr("token"))
 
