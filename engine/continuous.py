@@ -161,6 +161,10 @@ def mlp_branch(u: object, weights: LayerWeights, config: Qwen3Config) -> np.ndar
 # Depth-time states of a recorded trace
 
 
+#: Elements of the temporary [t, T, D] block norm_curves computes at once (8 MB).
+_NORM_CURVE_BLOCK = 1 << 20
+
+
 @dataclass(frozen=True)
 class DepthStates:
     """The residual stream of one layer as a function of depth time t ∈ [0, 1].
@@ -216,8 +220,19 @@ class DepthStates:
                 or n_points < 3 or n_points % 2 == 0):
             raise EngineError(f"n_points must be an odd whole number >= 3 (so t = ½ is on the "
                               f"grid), got {n_points!r}")
-        times = np.linspace(0.0, 1.0, int(n_points))
-        norms = np.stack([np.linalg.norm(self.at(float(t)), axis=-1) for t in times])
+        n = int(n_points)
+        times = np.linspace(0.0, 1.0, n)
+        # what at(t) computes for every t at once (the same products and sums, so the same
+        # bits), in blocks of t that keep the [t, T, D] temporary small
+        steps = np.where(times <= 0.5, 2.0 * times, 2.0 * times - 1.0)
+        norms = np.empty((n, self.num_tokens))
+        half = n // 2  # times[half] == 0.5: the last point of the attention sub-step
+        block = max(1, _NORM_CURVE_BLOCK // max(1, self.states[0].size))
+        for first, last, base, update in ((0, half + 1, self.states[0], self.attn_update),
+                                          (half + 1, n, self.states[1], self.mlp_update)):
+            for a in range(first, last, block):
+                b = min(a + block, last)
+                norms[a:b] = np.linalg.norm(base + steps[a:b, None, None] * update, axis=-1)
         return _readonly(times), _readonly(norms)
 
 

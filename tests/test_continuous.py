@@ -164,11 +164,25 @@ def test_norm_curves():
     assert times[0] == 0.0 and times[32] == 0.5 and times[-1] == 1.0
     assert np.array_equal(norms[0], np.linalg.norm(x, axis=-1))
     assert np.array_equal(norms[32], depth.per_token_norms(0.5))
-    np.testing.assert_allclose(norms[17], depth.per_token_norms(float(times[17])), rtol=1e-15)
+    # every point is exactly ‖at(t)‖, computed in blocks of t or one t at a time
+    expected = np.stack([depth.per_token_norms(float(t)) for t in times])
+    assert np.array_equal(norms, expected)
     assert not norms.flags.writeable
     for bad in (64, 1, 0, 2.0):
         with pytest.raises(EngineError, match="odd"):
             depth.norm_curves(bad)
+
+
+def test_norm_curves_blocks_give_the_same_bits(monkeypatch):
+    import engine.continuous as continuous
+
+    config, weights, x = _setup(text=TEXTS[1])
+    depth = depth_states(run_layer(x, weights, config))
+    whole = depth.norm_curves(17)[1]
+    monkeypatch.setattr(continuous, "_NORM_CURVE_BLOCK", 1)  # one t per block
+    assert np.array_equal(depth.norm_curves(17)[1], whole)
+    monkeypatch.setattr(continuous, "_NORM_CURVE_BLOCK", 3 * x.size)  # blocks of 3
+    assert np.array_equal(depth.norm_curves(17)[1], whole)
 
 
 def test_depth_states_rejects_non_traces():
