@@ -13,6 +13,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
 
@@ -677,6 +678,9 @@ class MainWindow(QMainWindow):
         if r is not None:
             self._apply_pending_query(r.text)
             self._apply_tour_pending_text()
+            # the panels redrew in this event; a zero timer runs once Qt has painted that
+            # (posted paint requests go first): then the slow sweep may take the interpreter
+            QTimer.singleShot(0, self, partial(self.bridge.result_shown, r.request_id))
 
     def _on_error_changed(self, message: str) -> None:
         self._status_error.setText(message and self.tr("Not computed: %1").replace("%1", message))
