@@ -66,7 +66,10 @@ def start_language(args: argparse.Namespace) -> str:
 
 def build_app(argv: list[str]) -> object:
     """The QApplication with pyqtgraph configured (call before creating any plot)."""
+    from app.memory import keep_freed_memory
     from app.pgimport import import_pyqtgraph
+
+    keep_freed_memory()  # each edit reuses the memory of the one before (app/memory.py)
 
     pg = import_pyqtgraph()  # without building every Qt class (app/pgimport.py)
     from PySide6.QtWidgets import QApplication
