@@ -221,15 +221,18 @@ class DepthStates:
             raise EngineError(f"n_points must be an odd whole number >= 3 (so t = ½ is on the "
                               f"grid), got {n_points!r}")
         n = int(n_points)
-        times = np.linspace(0.0, 1.0, n)
+        # i / (n − 1), each correctly rounded, so the middle point is ½ exactly (linspace
+        # misses it by an ulp for some n, 99 for one)
+        times = np.arange(n) / (n - 1)
         # what at(t) computes for every t at once (the same products and sums, so the same
         # bits), in blocks of t that keep the [t, T, D] temporary small
-        steps = np.where(times <= 0.5, 2.0 * times, 2.0 * times - 1.0)
+        attention = times <= 0.5  # sub_step's test: a prefix of the grid
+        steps = np.where(attention, 2.0 * times, 2.0 * times - 1.0)
         norms = np.empty((n, self.num_tokens))
-        half = n // 2  # times[half] == 0.5: the last point of the attention sub-step
+        split = int(np.count_nonzero(attention))
         block = max(1, _NORM_CURVE_BLOCK // max(1, self.states[0].size))
-        for first, last, base, update in ((0, half + 1, self.states[0], self.attn_update),
-                                          (half + 1, n, self.states[1], self.mlp_update)):
+        for first, last, base, update in ((0, split, self.states[0], self.attn_update),
+                                          (split, n, self.states[1], self.mlp_update)):
             for a in range(first, last, block):
                 b = min(a + block, last)
                 norms[a:b] = np.linalg.norm(base + steps[a:b, None, None] * update, axis=-1)

@@ -173,6 +173,16 @@ def test_norm_curves():
             depth.norm_curves(bad)
 
 
+@pytest.mark.parametrize("n_points", [3, 7, 99, 197])
+def test_norm_curves_hold_the_kink_at_one_half_for_any_odd_count(n_points):
+    config, weights, x = _setup(text=TEXTS[1])
+    depth = depth_states(run_layer(x, weights, config))
+    times, norms = depth.norm_curves(n_points)
+    assert times[0] == 0.0 and times[n_points // 2] == 0.5 and times[-1] == 1.0
+    assert np.all(np.diff(times) > 0)
+    assert np.array_equal(norms, np.stack([depth.per_token_norms(float(t)) for t in times]))
+
+
 def test_norm_curves_blocks_give_the_same_bits(monkeypatch):
     import engine.continuous as continuous
 
