@@ -679,8 +679,10 @@ class MainWindow(QMainWindow):
             self._apply_pending_query(r.text)
             self._apply_tour_pending_text()
             # the panels redrew in this event; a zero timer runs once Qt has painted that
-            # (posted paint requests go first): then the slow sweep may take the interpreter
-            QTimer.singleShot(0, self, partial(self.bridge.result_shown, r.request_id))
+            # (posted paint requests go first), and one more after the second pass some plots
+            # ask for while painting: then the slow sweep may take the interpreter
+            QTimer.singleShot(0, self, partial(QTimer.singleShot, 0, self,
+                                               partial(self.bridge.result_shown, r.request_id)))
 
     def _on_error_changed(self, message: str) -> None:
         self._status_error.setText(message and self.tr("Not computed: %1").replace("%1", message))
