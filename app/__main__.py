@@ -127,20 +127,33 @@ def run_selftest(window: object, app: object, screenshot: str | None) -> int:
     return 0
 
 
+_gc_resumed = False
+
+
 def resume_gc() -> None:
     """End the start-up pause of the cyclic garbage collector (idempotent).
 
     Start-up makes ~1M Python objects that all stay alive (Qt wrappers, pyqtgraph's items, the
     modules): the collector ran ~130 times during it and found ~500 objects, at 55-110 ms of a
     ~1.3 s launch. Freezing moves what start-up made out of the collector's sight, so later
-    collections look at new objects only (the ~500 cycles made at start-up are kept).
+    collections look at new objects only (the ~500 cycles made at start-up are kept). From
+    then on the main-thread collector (app/collector.py) collects; without a Qt application
+    (an early exit) automatic collection comes back.
     """
-    if not gc.isenabled():
-        gc.freeze()
+    global _gc_resumed
+    if _gc_resumed:
+        return
+    _gc_resumed = True
+    gc.freeze()
+    from app import collector
+
+    if not collector.active():
         gc.enable()
 
 
 def main(argv: list[str] | None = None) -> int:
+    global _gc_resumed
+    _gc_resumed = False
     gc.disable()  # until the window is up: see resume_gc
     try:
         return _main(argv)

@@ -22,6 +22,7 @@ import traceback
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
+from app.collector import collect_on_main_thread
 from app.compute import Request, Result, compute, compute_convergence
 from app.scheduler import LatestWinsWorker
 
@@ -69,6 +70,7 @@ class EngineBridge(QObject):
         self._shown = threading.Condition()
         self._shown_id = 0
         if not self.sync:
+            collect_on_main_thread()  # no cycle of Qt objects is ever freed on the worker
             self._worker = LatestWinsWorker(self._run)
 
     def next_id(self) -> int:
