@@ -226,10 +226,10 @@ class DepthStates:
         times = np.arange(n) / (n - 1)
         # what at(t) computes for every t at once (the same products and sums, so the same
         # bits), in blocks of t that keep the [t, T, D] temporary small
-        attention = times <= 0.5  # sub_step's test: a prefix of the grid
-        steps = np.where(attention, 2.0 * times, 2.0 * times - 1.0)
+        phases = [self.sub_step(float(t)) for t in times]  # the attention ones come first
+        steps = np.array([s for _phase, s in phases])
+        split = sum(phase == "attention" for phase, _s in phases)
         norms = np.empty((n, self.num_tokens))
-        split = int(np.count_nonzero(attention))
         block = max(1, _NORM_CURVE_BLOCK // max(1, self.states[0].size))
         for first, last, base, update in ((0, split, self.states[0], self.attn_update),
                                           (split, n, self.states[1], self.mlp_update)):
