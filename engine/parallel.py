@@ -108,10 +108,10 @@ def run(tasks: Sequence[Callable[[], object]]) -> None:
         tasks[0]()
         return
     if _pool is None:
+        count = workers()  # before taking the lock: workers() takes it too on its first call
         with _lock:
             if _pool is None:
-                _pool = ThreadPoolExecutor(max(1, workers() - 1),
-                                           thread_name_prefix="engine-product")
+                _pool = ThreadPoolExecutor(max(1, count - 1), thread_name_prefix="engine-product")
     with single_threaded_blas():
         futures = [_pool.submit(contextvars.copy_context().run, task) for task in tasks[1:]]
         try:

@@ -5,6 +5,11 @@ multi-block attention of the small test layers takes the threaded path; each tes
 that path against what it must equal.
 """
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -20,6 +25,7 @@ from engine import (
 from engine.continuous import attention_branch, mlp_branch
 from tests.test_golden import ATOL, FILES, load_case, step_diffs
 
+ROOT = Path(__file__).resolve().parents[1]
 MEDIUM = Qwen3Config(hidden_size=64, intermediate_size=192, num_attention_heads=4,
                      num_key_value_heads=2, head_dim=32, rms_norm_eps=1e-6, rope_theta=1e6)
 
@@ -139,3 +145,16 @@ def test_blas_threads_are_restored(split_everything):
     blas_threads = parallel._blas.get_num_threads()
     run_layer(embed(tokens(40), MEDIUM.hidden_size), LayerWeights.random(MEDIUM, seed=7), MEDIUM)
     assert parallel._blas.get_num_threads() == blas_threads
+
+
+def test_first_use_may_be_a_shared_product():
+    # A fresh process whose first call into engine.parallel is linear_many (an outside script
+    # may start there): the thread pool is made under the module's lock, and sizing it must
+    # not take that lock again (it deadlocked once).
+    code = ("import numpy as np; from engine import parallel; x = np.ones((4, 8)); "
+            "w = np.ones((6, 8)); out = parallel.linear_many(x, [w], 2)[0]; "
+            "assert np.array_equal(out, x @ w.T); print('ok')")
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
