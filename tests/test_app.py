@@ -69,6 +69,8 @@ def test_step_list_click_and_arrow_keys_select_everywhere(make_window, qtbot):
     window.state.set_step("gated")
     assert tree.currentItem().text(1) == "gated"
     assert tree.topLevelItem(20).text(2) == "2 × 32"
+    item = tree.topLevelItem(12)  # the formula column is cut at the default width
+    assert "softmax" in item.toolTip(3) and item.toolTip(3) == item.toolTip(0)
 
 
 def test_selection_never_recomputes(make_window):

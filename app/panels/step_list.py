@@ -51,7 +51,9 @@ class StepListPanel(Panel):
                 meaning = f"[{DEPTH_MOVES[info.name]}] {meaning}"
             item.setText(4, meaning)
             item.setToolTip(4, meaning)
-            item.setToolTip(1, f"{info.index}. {info.name}: {info.formula}\n{meaning}")
+            # the formula column is cut at the dock's default width: any cell tells it all
+            for col in range(4):
+                item.setToolTip(col, f"{info.index}. {info.name}: {info.formula}\n{meaning}")
 
     def redraw(self, result: Result) -> None:
         for step in result.trace.steps:
