@@ -1,6 +1,9 @@
 """HeatmapView relabels an axis only when the ticks it shows change."""
 
+from itertools import pairwise
+
 import numpy as np
+from PySide6.QtGui import QFontMetrics
 
 from app.widgets.heatmap import MAX_TICKS, HeatmapView
 
@@ -22,3 +25,34 @@ def test_axes_keep_their_ticks_when_only_an_unshown_label_changes(qtbot, monkeyp
     assert view.row_labels[-1] == f"{n - 1} edited"  # hover still reads the new label
     view.set_matrix(data, (-1.0, 1.0), "CET-D1", ["0 first", *labels[1:]])
     assert len(calls) == 2 and calls[-1][0][0] == (0.5, "0 first")
+
+
+def _shown(view):
+    return [text for _pos, text in view._col_ticks[0]]
+
+
+def test_key_token_labels_thin_out_instead_of_overlapping(qtbot):
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    labels = [f"{i} token{i}" for i in range(8)]
+    view.set_matrix(np.zeros((8, 8)), (0.0, 1.0), "dv-blues", labels, labels)
+    view.resize(1200, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.waitUntil(lambda: _shown(view) == labels)  # room for every label
+    view.resize(260, 400)  # a narrow dock: ~20 px per column for ~60 px labels
+    qtbot.waitUntil(lambda: len(_shown(view)) < len(labels))
+    shown = _shown(view)
+    assert shown[0] == "0 token0"  # the first stays (it may reach past the plot's left end)
+    positions = [pos for pos, _text in view._col_ticks[0]]
+    axis = view.plot.getAxis("bottom")
+    metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
+    column = view.plot.getViewBox().width() / len(labels)
+    widest = max(metrics.horizontalAdvance(t) for t in shown)
+    assert min(b - a for a, b in pairwise(positions)) * column >= widest  # no two touch
+    # labels a caller blanked every 3rd keep that grid (every 3rd or a multiple of it)
+    sparse = [t if i % 3 == 0 else "" for i, t in enumerate(labels)]
+    view.set_matrix(np.zeros((8, 8)), (0.0, 1.0), "dv-blues", labels, sparse)
+    assert all(text for text in _shown(view))
+    view.resize(1200, 400)
+    qtbot.waitUntil(lambda: [t for t in _shown(view) if t] == [t for t in sparse if t])

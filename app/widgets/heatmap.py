@@ -7,11 +7,12 @@ per-frame autoLevels), a 256-entry LUT, ticks rebuilt only when the labels chang
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics
 
 from app import palettes
 from app.widgets.plotting import fast_axes, left_bottom_only
@@ -20,10 +21,17 @@ from app.widgets.plotting import fast_axes, left_bottom_only
 MAX_TICKS = 40
 
 
-def _ticks(labels: Sequence[str]) -> list[list[tuple[float, str]]]:
+def _ticks(labels: Sequence[str], min_stride: int = 1) -> list[list[tuple[float, str]]]:
     stride = max(1, int(np.ceil(len(labels) / MAX_TICKS)))
+    stride *= -(-min_stride // stride)  # a multiple of the count stride: the same grid
     major = [(i + 0.5, labels[i]) for i in range(0, len(labels), stride)]
     return [major, []]
+
+
+#: Horizontal room between two column labels, in widths of a space.
+_LABEL_GAP_SPACES = 2
+#: How far (pixels) a column label may reach past either end of the plot.
+_LABEL_OVERFLOW_PX = 40
 
 
 def display_array(array: np.ndarray) -> np.ndarray:
@@ -70,7 +78,11 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         for axis in ("left", "bottom"):
             self.plot.getAxis(axis).setStyle(tickTextOffset=2, autoExpandTextSpace=True)
         self.plot.getAxis("left").setWidth(70)
+        # the first key token's label may stand out left of the plot, under the row labels'
+        # empty corner (pyqtgraph hides a label that crosses its axis's ends)
+        self.plot.getAxis("bottom").setStyle(hideOverlappingLabels=_LABEL_OVERFLOW_PX)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.plot.getViewBox().sigResized.connect(self._update_col_ticks)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
     @property
@@ -118,10 +130,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         cols = tuple(col_labels) if col_labels is not None else ()
         if cols != self._col_labels:
             self._col_labels = cols
-            col_ticks = _ticks(cols) if cols else None
-            if col_ticks != self._col_ticks:
-                self._col_ticks = col_ticks
-                self.plot.getAxis("bottom").setTicks(col_ticks)
+            self._update_col_ticks()
         # titles, levels and ranges only when they change: each call re-lays out or
         # regenerates an axis picture, which costs more than the image itself
         if (x_title, y_title) != self._titles:
@@ -132,6 +141,31 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             self._shape = data.shape
             self.plot.getViewBox().setRange(xRange=(0, data.shape[1]),
                                             yRange=(0, data.shape[0]), padding=0)
+
+    def _update_col_ticks(self, _view: object = None) -> None:
+        """Key-token labels under the columns, every k-th one when side by side they would
+        overlap at the plot's current width (a narrow dock, large text)."""
+        cols = self._col_labels
+        col_ticks = _ticks(cols, self._col_stride(cols)) if cols else None
+        if col_ticks != self._col_ticks:
+            self._col_ticks = col_ticks
+            self.plot.getAxis("bottom").setTicks(col_ticks)
+
+    def _col_stride(self, labels: tuple[str, ...]) -> int:
+        width = self.plot.getViewBox().width()
+        if width <= 0:
+            return 1  # not laid out yet: the resize that follows decides
+        shown = [i for i, text in enumerate(labels) if text]  # a caller may blank some
+        if not shown:
+            return 1
+        axis = self.plot.getAxis("bottom")
+        metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
+        widest = max(metrics.horizontalAdvance(labels[i]) for i in shown)
+        needed = widest + _LABEL_GAP_SPACES * metrics.horizontalAdvance(" ")
+        columns = int(np.ceil(needed / (width / len(labels))))  # apart, for room
+        # labels blanked every k-th (the causality panel's) already stand k columns apart
+        spacing = min((b - a for a, b in pairwise(shown)), default=1)
+        return 1 if spacing >= columns else spacing * int(np.ceil(columns / spacing))
 
     def clear_matrix(self) -> None:
         self._data = None
