@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 
 import app.bridge
 from app.compute import CONVERGENCE_BUDGET_TOKENS
+from app.panels.depth_time import SIDE_BY_SIDE_AT, STACKED_BELOW
 from engine import LayerWeights, Qwen3Config
 
 
@@ -249,3 +250,49 @@ def test_clicking_a_heatmap_row_picks_the_query_token(make_window):
     panel = _depth(window)
     panel.view.clicked.emit(1, 3, 0.0)
     assert window.state.query == 1
+
+
+def test_plots_stand_side_by_side_when_the_panel_is_wide_and_short(make_window, qtbot):
+    window = make_window(sync=True, text="the cat sat on the mat")
+    panel = _depth(window)
+    dock = window.docks["depthDock"]
+    dock.setFloating(True)
+    split = panel._split
+
+    def arranged(side_by_side):
+        holder = split if side_by_side else panel._right
+        return (panel.side_by_side == side_by_side and panel.norm_plot.parent() is holder
+                and panel.conv_box.parent() is holder)
+
+    dock.resize(900, 900)  # tall: u(t) left, the norm curves over the convergence plot
+    qtbot.waitUntil(lambda: arranged(False))
+    assert panel._right.isVisible() and min(panel._right.sizes()) > 50
+    dock.resize(1500, 560)  # a 16:9 screen's bottom row: three plots side by side
+    qtbot.waitUntil(lambda: arranged(True))
+    assert not panel._right.isVisible()
+    widths = [split.sizes()[split.indexOf(w)] for w in (panel.view.parentWidget(),
+                                                         panel.norm_plot, panel.conv_box)]
+    assert min(widths) > 300, widths
+    assert panel.conv_plot.height() > 150  # no longer a strip
+    assert split.width() / split.height() > SIDE_BY_SIDE_AT
+    dock.resize(900, 900)
+    qtbot.waitUntil(lambda: arranged(False))
+    assert panel._right.isVisible()
+
+
+def test_side_by_side_holds_between_the_two_ratios(make_window):
+    window = make_window(sync=True, text="the cat sat on the mat")
+    panel = _depth(window)
+    panel._split.resize(1400, 1400 // (SIDE_BY_SIDE_AT + 0.3))
+    panel._arrange()
+    assert panel.side_by_side
+    between = (SIDE_BY_SIDE_AT + STACKED_BELOW) / 2
+    panel._split.resize(1400, int(1400 / between))
+    panel._arrange()
+    assert panel.side_by_side  # no flip to and fro near the line
+    panel._split.resize(1400, int(1400 / (STACKED_BELOW - 0.3)))
+    panel._arrange()
+    assert not panel.side_by_side
+    panel._split.resize(1400, int(1400 / between))
+    panel._arrange()
+    assert not panel.side_by_side

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QElapsedTimer, QEvent, Qt, QTimer
+from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QHideEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -54,6 +54,12 @@ SPEEDS: tuple[tuple[str, float], ...] = (
 DEFAULT_SPEED = 2
 #: Timer interval while playing (ms); the position follows the clock, not the tick count.
 FRAME_MS = 15
+#: The plot area's width / height above which u(t), the norm curves and the convergence plot
+#: stand side by side, and below which they stack again (see DepthTimePanel._arrange).
+SIDE_BY_SIDE_AT = 2.3
+STACKED_BELOW = 2.0
+#: ... and only when each column gets at least this many text lines of width.
+MIN_COLUMN_LINES = 10
 #: Up to this many tokens each norm curve gets its own colour; beyond, one grey item draws all.
 MAX_COLOURED_CURVES = 16
 
@@ -158,17 +164,27 @@ class DepthTimePanel(Panel):
         conv_caption_row.addWidget(self.conv_caption, 1)
         conv_layout.addLayout(conv_caption_row)
 
+        # u(t) on the left; the norm curves above the convergence plot on the right, or, when
+        # the panel is wide and short (presentation mode on a 16:9 screen), all three side by
+        # side, so neither plot is squeezed into a strip (see _arrange)
+        self.conv_box = conv_box
         right = QSplitter(Qt.Orientation.Vertical)
+        right.setObjectName("depthRight")
         right.addWidget(self.norm_plot)
         right.addWidget(conv_box)
         right.setStretchFactor(0, 1)
         right.setStretchFactor(1, 1)
+        self._right = right
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setObjectName("depthSplit")
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
+        self._split = split
+        #: True while the three plots stand side by side
+        self.side_by_side = False
+        split.installEventFilter(self)
 
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
@@ -254,6 +270,40 @@ class DepthTimePanel(Panel):
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange and hasattr(self, "speed_box"):
             self._apply_fonts()  # font scale or presentation mode
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._split and event.type() == QEvent.Type.Resize:
+            self._arrange()
+        return super().eventFilter(watched, event)
+
+    def _arrange(self) -> None:
+        """Stack the norm curves over the convergence plot, or put them beside u(t) when the
+        plot area is over SIDE_BY_SIDE_AT times as wide as it is tall (back below
+        STACKED_BELOW: the gap keeps a resize near the line from flipping it to and fro)."""
+        width, height = self._split.width(), self._split.height()
+        if height <= 0:
+            return
+        ratio = width / height
+        wanted = ratio > SIDE_BY_SIDE_AT or (self.side_by_side and ratio >= STACKED_BELOW)
+        # and only when each of three columns still holds a readable plot at this text size
+        wanted = wanted and width >= 3 * MIN_COLUMN_LINES * self.fontMetrics().height()
+        if wanted == self.side_by_side:
+            return
+        self.side_by_side = wanted
+        if wanted:
+            self._split.addWidget(self.norm_plot)
+            self._split.addWidget(self.conv_box)
+            self._right.hide()  # (it keeps its place in the splitter, at no width)
+            # u(t) carries its colour bar: a little more than a third
+            shares = {id(self._right): 0.0, id(self.norm_plot): 0.31, id(self.conv_box): 0.31}
+            self._split.setSizes([round(width * shares.get(id(self._split.widget(i)), 0.38))
+                                  for i in range(self._split.count())])
+        else:
+            self._right.addWidget(self.norm_plot)
+            self._right.addWidget(self.conv_box)
+            self._right.show()
+            self._right.setSizes([height // 2] * 2)
+            self._split.setSizes([width // 2, width // 2])
 
     # ----- building the plots -----
     def _setup_norm_plot(self) -> None:
