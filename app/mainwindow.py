@@ -18,6 +18,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from PySide6.QtCore import (
+    QByteArray,
     QCoreApplication,
     QEvent,
     QEventLoop,
@@ -234,6 +235,8 @@ class MainWindow(QMainWindow):
         self._pending_query: tuple[str, int] | None = None
         self._tour_pending_text: str | None = None
         self._before_presentation: tuple[bool, float] = (False, 1.0)
+        #: the dock layout before presentation mode stacked the columns (restored after it)
+        self._layout_before_presentation: QByteArray | None = None
         self.session_path: Path | None = None
 
         # crash recovery: decide before this run's autosave can overwrite the last one
@@ -644,7 +647,9 @@ class MainWindow(QMainWindow):
     def save_layout(self) -> None:
         settings = open_settings()
         settings.setValue("window/geometry", self.saveGeometry())
-        settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
+        # closed in presentation mode on a small screen: keep the layout it will leave to
+        state = self._layout_before_presentation or self.saveState(LAYOUT_VERSION)
+        settings.setValue("window/state", state)
         settings.setValue("window/version", LAYOUT_VERSION)
         settings.sync()
 
@@ -752,16 +757,36 @@ class MainWindow(QMainWindow):
         self.presentation_action.blockSignals(False)
         if on:
             self._before_presentation = (self.isMaximized(), self.state.font_scale)
+            screen = self.screen().availableGeometry()
+            compact = presentation.compact_screen(screen.width(), screen.height())
+            self._layout_before_presentation = (self.saveState(LAYOUT_VERSION) if compact
+                                                else None)
             self.showFullScreen()
             self.state.set_font_scale(max(self.state.font_scale,
                                           presentation.PRESENTATION_SCALE))
-            # larger text makes some panels claim more height: share each column evenly
-            QTimer.singleShot(0, self.even_out_columns)
+            if compact:  # six docks at large text do not fit: one per column, the rest tabs
+                self.stack_columns()
+            else:  # larger text makes some panels claim more height: share each column evenly
+                QTimer.singleShot(0, self.even_out_columns)
         else:
             was_maximized, scale = self._before_presentation
             self.showMaximized() if was_maximized else self.showNormal()
             self.state.set_font_scale(scale)
+            if self._layout_before_presentation is not None:
+                self.restoreState(self._layout_before_presentation, LAYOUT_VERSION)
+                self._layout_before_presentation = None
         self.restyle_plots()
+
+    def stack_columns(self) -> None:
+        """Each default column shows its upper dock at full height, with the others of the
+        column as tabs behind it (docks the person closed or floated are left alone)."""
+        for names in DEFAULT_COLUMNS:
+            docks = [self.docks[n] for n in names if self.docks[n].isVisible()
+                     and not self.docks[n].isFloating()]
+            for dock in docks[1:]:
+                self.tabifyDockWidget(docks[0], dock)
+            if docks:
+                docks[0].raise_()
 
     def even_out_columns(self) -> None:
         """Give the docks of each default column equal heights (where they are still there)."""

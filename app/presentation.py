@@ -21,7 +21,17 @@ BASE_LABEL_PT = 10.0
 PRESENTATION_SCALE = 1.5
 PRESENTATION_LINE_FACTOR = 2.0
 
+#: Below this much screen (logical pixels, width or height) presentation mode shows one dock
+#: per column, the others as tabs behind it: at 1.5× text, six docks on a 1280 × 800 projector
+#: or a 1366 × 768 laptop overlap their own text and squeeze plots into strips.
+COMPACT_BELOW = (1600, 900)
+
 _BASE_FONT_PROPERTY = "dualview_base_font"
+
+
+def compact_screen(width: int, height: int) -> bool:
+    """Whether a screen of this available size gets presentation mode's one-dock columns."""
+    return width < COMPACT_BELOW[0] or height < COMPACT_BELOW[1]
 
 
 def base_app_font() -> QFont:

@@ -10,6 +10,7 @@ from PySide6.QtGui import QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
 from app import palettes, presentation
+from app.docks import LAYOUT_VERSION
 
 # English, light theme, normal text size again after each test (app-wide settings)
 pytestmark = pytest.mark.usefixtures("restore_view")
@@ -49,6 +50,32 @@ def test_presentation_mode_is_full_screen_with_larger_text_and_thicker_lines(mak
     assert QApplication.font().pointSizeF() == pytest.approx(base_pt)
     assert depth.query_curve.opts["pen"].widthF() == pytest.approx(width_before)
     assert heat_axis.style["tickFont"].pointSizeF() == pytest.approx(presentation.BASE_TICK_PT)
+
+
+
+@pytest.mark.parametrize("compact", [True, False])
+def test_a_small_screen_shows_one_dock_per_column_in_presentation(make_window, qtbot,
+                                                                  monkeypatch, compact):
+    monkeypatch.setattr(presentation, "compact_screen", lambda _w, _h: compact)
+    window = make_window(sync=True, text="the cat sat")
+    lower = [window.docks[n] for n in ("normDock", "depthDock", "causalityDock")]
+    upper = [window.docks[n] for n in ("stepListDock", "heatmapDock", "attentionDock")]
+    before = window.saveState(LAYOUT_VERSION)
+    window.presentation_action.trigger()
+    qtbot.waitUntil(lambda: all(dock.visibleRegion().isEmpty() for dock in lower) == compact)
+    if compact:  # the lower dock of each column is a tab behind the upper one
+        for top, tab in zip(upper, lower, strict=True):
+            assert window.tabifiedDockWidgets(top) == [tab]
+            assert not top.visibleRegion().isEmpty()
+        window.save_layout()  # closing now keeps the layout presentation mode leaves to
+        from app.mainwindow import open_settings
+
+        assert open_settings().value("window/state") == before
+    else:
+        assert all(window.tabifiedDockWidgets(top) == [] for top in upper)
+    window.presentation_action.trigger()
+    qtbot.waitUntil(lambda: not any(dock.visibleRegion().isEmpty() for dock in lower + upper))
+    assert all(window.tabifiedDockWidgets(top) == [] for top in upper)
 
 
 def test_text_size_steps_are_clamped(make_window):
