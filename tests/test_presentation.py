@@ -36,6 +36,9 @@ def test_presentation_mode_is_full_screen_with_larger_text_and_thicker_lines(mak
         base_pt * presentation.PRESENTATION_SCALE))  # widgets follow the application font
     assert heat_axis.style["tickFont"].pointSizeF() == pytest.approx(
         presentation.BASE_TICK_PT * presentation.PRESENTATION_SCALE)
+    qtbot.waitUntil(lambda: all(  # the depth slider's t = 0, ½, 1 marks, bold, follow too
+        mark.font().bold() and mark.font().pointSizeF() == pytest.approx(
+            base_pt * presentation.PRESENTATION_SCALE) for mark in depth.slider.marks))
     assert heat_axis.labelStyle["font-size"] == "15.0pt"
     assert all(a.style["tickFont"] is not None for a in axes(window))  # every axis
     assert depth.query_curve.opts["pen"].widthF() == pytest.approx(

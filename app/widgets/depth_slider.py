@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (
     QLabel,
     QSizePolicy,
@@ -50,7 +50,7 @@ class DepthSlider(QWidget):
             mark.setObjectName(f"depthMark{value}")
             mark.setAutoRaise(True)
             mark.setCursor(Qt.CursorShape.PointingHandCursor)
-            mark.setStyleSheet("QToolButton { font-weight: bold; padding: 0 2px; }")
+            mark.setStyleSheet("QToolButton { padding: 0 2px; }")  # (bold: _bold_marks)
             mark.clicked.connect(lambda _checked=False, v=value: self._jump(v))
             self.marks.append(mark)
         #: the two sub-steps' names, centred between the marks
@@ -66,6 +66,7 @@ class DepthSlider(QWidget):
                                    QSizePolicy.Policy.Fixed)
         layout.addItem(self._spacer)
         self._mark_tiers: tuple[tuple[str, str, str], ...] = (("", "", ""),)
+        self._bold_marks()
         self.slider.valueChanged.connect(self._on_value_changed)
 
     # ----- API -----
@@ -118,6 +119,14 @@ class DepthSlider(QWidget):
             self.slider.minimum(), self.slider.maximum(), value, span)
         return self.slider.x() + x
 
+    def _bold_marks(self) -> None:
+        """The marks in this widget's font, bold. (A style sheet's font-weight pinned their
+        size: presentation mode's larger text left them at the normal size.)"""
+        font = QFont(self.font())
+        font.setBold(True)
+        for mark in self.marks:
+            mark.setFont(font)
+
     def _marks_height(self) -> int:
         return 2 * self.fontMetrics().lineSpacing() + 8
 
@@ -156,6 +165,7 @@ class DepthSlider(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange and hasattr(self, "_spacer"):
+            self._bold_marks()
             self._spacer.changeSize(0, self._marks_height(), QSizePolicy.Policy.Minimum,
                                     QSizePolicy.Policy.Fixed)
             self.layout().invalidate()
