@@ -79,6 +79,22 @@ def _find_blas() -> tuple[Any, int]:
     return found[0], max(1, min(cores, int(found[0].get_num_threads())))
 
 
+def _set_blas_threads(count: int) -> None:
+    """Set OpenBLAS's (process-wide) thread count from any thread.
+
+    threadpoolctl (3.6 and later) lets only the first Python thread that set a limit change it
+    again and silently ignores the others, so a layer run on a worker thread after one on the
+    main thread kept BLAS on every core inside its shares (other bits, ~1e-15), and concurrent
+    runs could leave it on one thread. Nested and concurrent uses are counted under ``_lock``
+    here instead (see :func:`single_threaded_blas`), so OpenBLAS's own setter is called.
+    """
+    setter = getattr(_blas, "_get_symbol", lambda _name: None)("openblas_set_num_threads")
+    if setter is None:  # another threadpoolctl: its public call
+        _blas.set_num_threads(count)
+    else:
+        setter(count)
+
+
 @contextmanager
 def single_threaded_blas() -> Any:
     """BLAS on one thread while inside (nested and concurrent uses are counted)."""
@@ -86,7 +102,7 @@ def single_threaded_blas() -> Any:
     with _lock:
         if _active == 0:
             _saved_threads = _blas.get_num_threads()
-            _blas.set_num_threads(1)
+            _set_blas_threads(1)
         _active += 1
     try:
         yield
@@ -94,7 +110,7 @@ def single_threaded_blas() -> Any:
         with _lock:
             _active -= 1
             if _active == 0:
-                _blas.set_num_threads(_saved_threads)
+                _set_blas_threads(_saved_threads)
 
 
 def run(tasks: Sequence[Callable[[], object]]) -> None:

@@ -158,3 +158,35 @@ def test_first_use_may_be_a_shared_product():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_a_worker_thread_gets_the_same_bits_and_blas_is_restored():
+    # threadpoolctl lets only the first thread that sets OpenBLAS's thread count change it;
+    # the engine's shares must still run on one BLAS thread whichever thread calls run_layer
+    # (else other bits), and leave BLAS as it found it. A fresh process: that state is global.
+    code = """
+import threading
+import numpy as np
+from engine import LayerWeights, Qwen3Config, parallel, run_layer
+config = Qwen3Config(hidden_size=512, intermediate_size=1536, num_attention_heads=8,
+                     num_key_value_heads=4, head_dim=64, rope_theta=1e6)
+weights = LayerWeights.random(config, 2)
+x = np.random.default_rng(72).standard_normal((70, 512))
+assert parallel.workers() == 2 and parallel.shares(x, 1536) == 2  # the split path
+on_main = run_layer(x, weights, config)
+out = []
+threads = [threading.Thread(target=lambda: out.append(run_layer(x, weights, config)))
+           for _ in range(2)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+assert len(out) == 2
+for trace in out:
+    for a, b in zip(on_main.steps, trace.steps, strict=True):
+        assert np.array_equal(a.array, b.array), a.name
+assert parallel._blas.get_num_threads() == 2, parallel._blas.get_num_threads()
+print("ok")
+"""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
