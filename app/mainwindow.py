@@ -237,6 +237,8 @@ class MainWindow(QMainWindow):
         self._before_presentation: tuple[bool, float] = (False, 1.0)
         #: the dock layout before presentation mode stacked the columns (restored after it)
         self._layout_before_presentation: QByteArray | None = None
+        #: the text scale presentation mode started at on this screen (Reset text size)
+        self._presentation_scale = presentation.PRESENTATION_SCALE
         self.session_path: Path | None = None
 
         # crash recovery: decide before this run's autosave can overwrite the last one
@@ -761,9 +763,10 @@ class MainWindow(QMainWindow):
             compact = presentation.compact_screen(screen.width(), screen.height())
             self._layout_before_presentation = (self.saveState(LAYOUT_VERSION) if compact
                                                 else None)
+            self._presentation_scale = (presentation.COMPACT_PRESENTATION_SCALE if compact
+                                        else presentation.PRESENTATION_SCALE)
             self.showFullScreen()
-            self.state.set_font_scale(max(self.state.font_scale,
-                                          presentation.PRESENTATION_SCALE))
+            self.state.set_font_scale(max(self.state.font_scale, self._presentation_scale))
             if compact:  # six docks at large text do not fit: one per column, the rest tabs
                 self.stack_columns()
             else:  # larger text makes some panels claim more height: share each column evenly
@@ -800,8 +803,7 @@ class MainWindow(QMainWindow):
         self.state.set_font_scale(self.state.font_scale * factor)
 
     def reset_text_size(self) -> None:
-        self.state.set_font_scale(presentation.PRESENTATION_SCALE if self.state.presentation
-                                  else 1.0)
+        self.state.set_font_scale(self._presentation_scale if self.state.presentation else 1.0)
 
     @property
     def line_factor(self) -> float:

@@ -23,8 +23,10 @@ PRESENTATION_LINE_FACTOR = 2.0
 
 #: Below this much screen (logical pixels, width or height) presentation mode shows one dock
 #: per column, the others as tabs behind it: at 1.5× text, six docks on a 1280 × 800 projector
-#: or a 1366 × 768 laptop overlap their own text and squeeze plots into strips.
+#: or a 1366 × 768 laptop overlapped their own text and squeezed plots into strips.
 COMPACT_BELOW = (1600, 900)
+#: ... and its text scale there: at 1.5× three columns of panels still squeezed their plots.
+COMPACT_PRESENTATION_SCALE = 1.25
 
 _BASE_FONT_PROPERTY = "dualview_base_font"
 

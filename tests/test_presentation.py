@@ -6,6 +6,7 @@ import sys
 
 import pyqtgraph as pg
 import pytest
+from conftest import wait_for_text
 from PySide6.QtGui import QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -22,7 +23,8 @@ def axes(widget):
 
 
 def test_presentation_mode_is_full_screen_with_larger_text_and_thicker_lines(make_window,
-                                                                            qtbot):
+                                                                            qtbot, monkeypatch):
+    monkeypatch.setattr(presentation, "compact_screen", lambda _w, _h: False)  # a big screen
     window = make_window(sync=True, text="我爱北京天安门")
     base_pt = QApplication.font().pointSizeF()
     heat_axis = window.panels["heatmapDock"].view.plot.getAxis("left")
@@ -66,10 +68,23 @@ def test_a_small_screen_shows_one_dock_per_column_in_presentation(make_window, q
     before = window.saveState(LAYOUT_VERSION)
     window.presentation_action.trigger()
     qtbot.waitUntil(lambda: all(dock.visibleRegion().isEmpty() for dock in lower) == compact)
+    assert window.state.font_scale == (presentation.COMPACT_PRESENTATION_SCALE if compact
+                                       else presentation.PRESENTATION_SCALE)
     if compact:  # the lower dock of each column is a tab behind the upper one
         for top, tab in zip(upper, lower, strict=True):
             assert window.tabifiedDockWidgets(top) == [tab]
             assert not top.visibleRegion().isEmpty()
+        window.docks["causalityDock"].raise_()
+        window.editor.set_text("the cat ran")  # a comparison on screen: its widest content
+        wait_for_text(qtbot, window, "the cat ran")
+        window.docks["depthDock"].raise_()
+        qtbot.waitUntil(lambda: not window.docks["depthDock"].visibleRegion().isEmpty())
+        assert window.minimumSizeHint().width() <= 1280  # fits a 1280 × 800 projector
+        window.state.set_font_scale(presentation.PRESENTATION_SCALE)  # Ctrl++ after all
+        title = window.panels["depthDock"].title
+        qtbot.waitUntil(lambda: title.font().pointSizeF() == QApplication.font().pointSizeF())
+        QApplication.processEvents()
+        assert window.minimumSizeHint().width() <= 1280  # long captions wrap
         window.save_layout()  # closing now keeps the layout presentation mode leaves to
         from app.mainwindow import open_settings
 

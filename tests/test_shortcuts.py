@@ -173,19 +173,24 @@ def test_f1_shows_every_shortcut(make_window, qtbot):
     assert window.state.step != before
 
 
-def test_f11_and_ctrl_plus_minus_zero(make_window, qtbot):
+@pytest.mark.parametrize("compact", [False, True])
+def test_f11_and_ctrl_plus_minus_zero(make_window, qtbot, monkeypatch, compact):
+    # a small screen (the offscreen test screen is one) starts presentation at a smaller scale
+    monkeypatch.setattr(presentation, "compact_screen", lambda _w, _h: compact)
+    scale = (presentation.COMPACT_PRESENTATION_SCALE if compact
+             else presentation.PRESENTATION_SCALE)
     window, tree = ready(make_window, qtbot)
     qtbot.keyClick(tree, Qt.Key.Key_F11)
     assert window.state.presentation and window.isFullScreen()
-    assert window.state.font_scale == presentation.PRESENTATION_SCALE
+    assert window.state.font_scale == scale
     qtbot.keyClick(tree, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
     bigger = window.state.font_scale
-    assert bigger > presentation.PRESENTATION_SCALE
+    assert bigger > scale
     qtbot.keyClick(tree, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
     qtbot.keyClick(tree, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
-    assert window.state.font_scale < presentation.PRESENTATION_SCALE
+    assert window.state.font_scale < scale
     qtbot.keyClick(tree, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
-    assert window.state.font_scale == presentation.PRESENTATION_SCALE
+    assert window.state.font_scale == scale
     qtbot.keyClick(tree, Qt.Key.Key_F11)
     assert not window.state.presentation and not window.isFullScreen()
     assert window.state.font_scale == 1.0

@@ -168,6 +168,7 @@ class CausalityPanel(Panel):
         self.bars_caption = QLabel()
         for label in (self.grid_caption, self.diff_caption, self.bars_caption):
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            label.setWordWrap(True)  # at large text one line made the window wider than a screen
             theme.make_quiet(label)
 
         def titled(widget: QWidget, caption: QLabel) -> QWidget:

@@ -94,6 +94,7 @@ class DepthTimePanel(Panel):
         self.title = QLabel()
         self.title.setObjectName("depthTitle")
         self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)  # one line at large text: wider than a 1280-px screen
         self.badge = ClaimBadge("EXACT", "E14")
 
         # ----- controls: play, slider with the true states marked, t, speed -----
