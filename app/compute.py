@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -59,6 +60,28 @@ class Result:
     @property
     def ok(self) -> bool:
         return self.error is None and self.trace is not None
+
+    @cached_property
+    def shown_tokens(self) -> tuple[str, ...]:
+        """The tokens as labels, captions and menus show them (:func:`short_token`); exports
+        and comparisons use :attr:`tokens`."""
+        return tuple(short_token(t) for t in self.tokens)
+
+    @cached_property
+    def labels(self) -> list[str]:
+        """``"i token"`` per position, the row labels of every token axis."""
+        return [f"{i} {t}" for i, t in enumerate(self.shown_tokens)]
+
+
+#: Longest token text drawn in a label, caption or menu (characters). One unbroken token can be
+#: as long as the text itself: 100 000 letters drawn whole into axis labels took seconds of
+#: text layout and then crashed Qt's raster engine painting a ~650 000-pixel label.
+SHOWN_TOKEN_CHARS = 16
+
+
+def short_token(token: str, limit: int = SHOWN_TOKEN_CHARS) -> str:
+    """``token``, or its first ``limit - 1`` characters and "…" when it is longer."""
+    return token if len(token) <= limit else token[:limit - 1] + "…"
 
 
 #: Beyond this many state entries (T × D), or this many tokens, the norm curves use 17 points

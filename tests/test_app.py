@@ -182,3 +182,27 @@ def test_selftest_writes_a_screenshot(tmp_path):
     colours = {image.pixel(x, y) for x in range(0, image.width(), 37)
                for y in range(0, image.height(), 37)}
     assert len(colours) > 20  # not blank
+
+
+def test_a_very_long_token_is_shortened_wherever_it_is_drawn(make_window, qtbot):
+    # one unbroken 100 000-letter paste is one token: drawn whole into axis labels it took
+    # seconds of text layout and then crashed Qt's raster engine
+    from app.compute import SHOWN_TOKEN_CHARS
+
+    window = make_window(sync=True, text="keep me")
+    long_token = "a" * 100_000
+    window.editor.set_text(f"x {long_token}")
+    wait_for_text(qtbot, window, f"x {long_token}")
+    result = window.state.result
+    assert result.tokens[1] == long_token  # the engine and exports keep the whole token
+    limit = SHOWN_TOKEN_CHARS + 8  # "i " and a little
+    heat = window.panels["heatmapDock"]
+    depth = window.panels["depthDock"]
+    shown = [*heat.view.row_labels, *depth.view.row_labels,
+             window.panels["attentionDock"].query_box.itemText(1),
+             window.panels["normDock"].token_box.itemText(1)]
+    assert all(len(label) <= limit for label in shown), [len(s) for s in shown]
+    assert "1 " + "a" * (SHOWN_TOKEN_CHARS - 1) + "…" in heat.view.row_labels
+    assert len(window.editor.chips.text()) < 2_000
+    window.editor.set_text("keep me too")  # and the window still works
+    wait_for_text(qtbot, window, "keep me too")

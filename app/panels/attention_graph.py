@@ -300,7 +300,7 @@ class AttentionGraphPanel(Panel):
         config = result.trace.config
         if tokens != self._tokens:
             self._tokens = tokens
-            self._token_items = [f"{i}  {t}" for i, t in enumerate(tokens)]
+            self._token_items = [f"{i}  {t}" for i, t in enumerate(result.shown_tokens)]
         sync_combo(self.query_box, self._token_items, self.state.query)
         sync_spin(self.head_box, config.num_attention_heads - 1, self.state.head)
 
@@ -504,7 +504,8 @@ class AttentionGraphPanel(Panel):
              else self.tr("bound with the mask off log T = log %1 = %2")).replace(
                 "%1", str(query if causal else n)).replace("%2", f"{bound:.4f}"),
             self.tr("strongest: %1 “%2” %3").replace("%1", str(top)).replace(
-                "%2", result.tokens[top]).replace("%3", format_weight(float(self.weights[top]))),
+                "%2", result.shown_tokens[top]).replace(
+                "%3", format_weight(float(self.weights[top]))),
         ]
         lines = [" · ".join(parts)]
         legend = self.tr("orange = the query; line width and opacity grow with the weight "
@@ -556,8 +557,8 @@ class AttentionGraphPanel(Panel):
             return ""
         q, h = self.shown_query, self.shown_head
         text = self.tr("key %1 “%2” → query %3 “%4”, head %5: weight %6").replace(
-            "%1", str(key)).replace("%2", result.tokens[key]).replace(
-            "%3", str(q)).replace("%4", result.tokens[q]).replace("%5", str(h)).replace(
+            "%1", str(key)).replace("%2", result.shown_tokens[key]).replace(
+            "%3", str(q)).replace("%4", result.shown_tokens[q]).replace("%5", str(h)).replace(
             "%6", format_weight(float(self.weights[key])))
         if self.masked[key]:
             text += self.tr(" (masked: score −∞ before the softmax)")

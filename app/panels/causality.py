@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import theme
-from app.compute import Result
+from app.compute import Result, short_token
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
@@ -399,7 +399,7 @@ class CausalityPanel(Panel):
         peak = float(self.grid_source.max()) if self.grid_source.size else 0.0
         high = max(1.0, float(np.ceil(np.log10(peak)))) if peak > 0 else 1.0
         self._levels = (LOG_FLOOR, high)
-        rows = [f"{i} {t}" for i, t in enumerate(result.tokens[:common])]
+        rows = result.labels[:common]
         self._rows = rows
         self.grid_view.set_diff(self.grid_source, high, sparse_labels(rows, MAX_ROW_LABELS),
                                 [str(i) if i % 5 == 0 else "" for i in range(len(STEP_NAMES))],
@@ -569,7 +569,7 @@ class CausalityPanel(Panel):
 
     # ----- words -----
     def _token(self, tokens: tuple[str, ...], i: int) -> str:
-        return tokens[i] if 0 <= i < len(tokens) else "∅"
+        return short_token(tokens[i]) if 0 <= i < len(tokens) else "∅"
 
     def _write_verdict(self, result: Result) -> None:
         report = result.causality
@@ -602,7 +602,7 @@ class CausalityPanel(Panel):
         tokens_after, tokens_before = result.tokens, result.baseline_tokens
         source = (self.tr("pinned baseline") if self.baseline_kind == "pinned"
                   else self.tr("previous input"))
-        before_text = " ".join(tokens_before[:MAX_QUOTED_TOKENS]) + (
+        before_text = " ".join(map(short_token, tokens_before[:MAX_QUOTED_TOKENS])) + (
             " …" if len(tokens_before) > MAX_QUOTED_TOKENS else "")
         compared = self.tr("Before: “%1” (%2, %3 tokens).").replace(
             "%1", before_text).replace("%2", source).replace(

@@ -76,10 +76,6 @@ def _same_curve(curve: pg.PlotCurveItem, xs: np.ndarray, ys: np.ndarray) -> bool
             and np.array_equal(curve.yData, ys))
 
 
-def token_labels(tokens: tuple[str, ...]) -> list[str]:
-    return [f"{i} {t}" for i, t in enumerate(tokens)]
-
-
 def fmt_t(t: float) -> str:
     """t with the fraction the true states are known by."""
     return {0.0: "0", 0.5: "½", 1.0: "1"}.get(t, f"{t:.3f}")
@@ -462,7 +458,7 @@ class DepthTimePanel(Panel):
         t = self.state.depth_t
         self.source = depth.at(t)
         map_name = palettes.map_for("signed", getattr(self.state, "palette", "classic"))
-        self.view.set_matrix(self.source, self.levels, map_name, token_labels(result.tokens),
+        self.view.set_matrix(self.source, self.levels, map_name, result.labels,
                              x_title=self.tr("feature"), y_title=self.tr("token"))
         # computed by the worker with the result (65 or 17 evaluations of u(t))
         self._norm_times, self._norms = result.norm_curves or depth.norm_curves(
@@ -588,7 +584,7 @@ class DepthTimePanel(Panel):
             self.readout.setText(" ")
             return
         self.readout.setText(self.tr("token %1 · feature %2 · u(t) = %3").replace(
-            "%1", f"{row} {self._result.tokens[row]}").replace("%2", str(col)).replace(
+            "%1", self._result.labels[row]).replace("%2", str(col)).replace(
             "%3", repr(float(self.source[row, col]))))
 
     # ----- playback -----

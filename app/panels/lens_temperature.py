@@ -379,7 +379,7 @@ class TemperaturePanel(LensPanel):
                                         causal=self._causal)[:, 0]  # [M, T]
             self._layer_entropy = temperature_lens(self._q, self._k, multiplier=1.0,
                                                    causal=self._causal).entropy[0]
-            labels = [f"{i} {t}" for i, t in enumerate(result.tokens)]
+            labels = result.labels
             self._labels = labels
             sqrt_d = math.sqrt(self.head_dim)
             self.sqrt_line.setValue(math.log10(sqrt_d))

@@ -341,7 +341,7 @@ class NormComparePanel(Panel):
     def _sync_controls(self, result: Result) -> None:
         if result.tokens != self._tokens:
             self._tokens = result.tokens
-            self._token_items = [f"{i}  {t}" for i, t in enumerate(result.tokens)]
+            self._token_items = [f"{i}  {t}" for i, t in enumerate(result.shown_tokens)]
         sync_combo(self.token_box, self._token_items, self.state.query)
 
     def redraw(self, result: Result) -> None:

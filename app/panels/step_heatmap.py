@@ -125,10 +125,10 @@ class StepHeatmapPanel(Panel):
         else:
             self.kv_note.setText("")
 
-        matrix, col_labels, col_kind = self.matrix_for(step, result.tokens)
+        matrix, col_labels, col_kind = self.matrix_for(step, result.shown_tokens)
         self.source = matrix
         self._col_kind = col_kind
-        self._row_labels = token_labels(result.tokens)
+        self._row_labels = result.labels
         self._col_labels = col_labels
         shape = " × ".join(str(n) for n in step.array.shape)
         self.title.setText(

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 import engine
+from app.compute import short_token
 
 #: (label, text). The last one is set up for the causality demo: edit its final token.
 PRESETS: tuple[tuple[str, str], ...] = (
@@ -37,7 +38,8 @@ def chips_html(tokens: list[str]) -> str:
     for i, token in enumerate(tokens[:MAX_CHIPS]):
         parts.append(
             f'<span style="background-color:#dfe8f5; color:#12325c;">'
-            f'&nbsp;<sub style="color:#6a7f99;">{i}</sub>&nbsp;{html.escape(token)}&nbsp;</span>'
+            f'&nbsp;<sub style="color:#6a7f99;">{i}</sub>&nbsp;{html.escape(short_token(token))}'
+            '&nbsp;</span>'
         )
     more = len(tokens) - MAX_CHIPS
     tail = f" <i>… +{more}</i>" if more > 0 else ""
