@@ -285,6 +285,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self._status_time)
 
         self.editor.text_edited.connect(self.state.set_text)
+        self.editor.line.textEdited.connect(self._drop_tour_pending_text)  # typed, not set
+        self.editor.presets.activated.connect(self._drop_tour_pending_text)
         self.state.result_changed.connect(self._on_result_changed)
         self.state.error_changed.connect(self._on_error_changed)
         self.state.text_restored.connect(self._on_text_restored)
@@ -693,6 +695,8 @@ class MainWindow(QMainWindow):
 
     def _on_error_changed(self, message: str) -> None:
         self._status_error.setText(message and self.tr("Not computed: %1").replace("%1", message))
+        if message:  # no result is coming for this text: a tour sentence goes in now
+            self._apply_tour_pending_text(now=True)
 
     def notify(self, text: str, *, title: str = "", error: bool = False,
                dialog: bool = True) -> QMessageBox | None:
@@ -1223,10 +1227,16 @@ class MainWindow(QMainWindow):
         self.tour_dock.raise_()
         self.tour.start(index)
 
+    def _drop_tour_pending_text(self, *_args: object) -> None:
+        """The person typed or picked a sentence: a tour stop's sentence waiting for the new
+        mask's result must not replace it."""
+        self._tour_pending_text = None
+
     def _on_tour_running(self, running: bool) -> None:
         self.tour_next_action.setEnabled(running)
         self.tour_back_action.setEnabled(running)
         if not running:
+            self._tour_pending_text = None
             self.highlight.highlight(None)
             self.tour_dock.hide()
 
@@ -1241,7 +1251,12 @@ class MainWindow(QMainWindow):
             # type the text once the result with the new mask is in: the causality panel then
             # compares like with like
             self._tour_pending_text = stop.text
-            if self.state.result is not None and self.state.result.trace.causal == stop.causal \
+            if self.state.error or not engine.tokenize(self.state.text):
+                # no result is coming for this text (empty, over the cap): nothing to compare
+                # with, so the sentence goes in now (else it stayed pending and later replaced
+                # whatever the learner typed)
+                self._apply_tour_pending_text(now=True)
+            elif self.state.result is not None and self.state.result.trace.causal == stop.causal \
                     and self.state.result.text == self.state.text:
                 self._apply_tour_pending_text()
         elif stop.text is not None and self.editor.text() != stop.text:
@@ -1257,12 +1272,13 @@ class MainWindow(QMainWindow):
             dock.raise_()
         self.highlight.highlight(dock)
 
-    def _apply_tour_pending_text(self) -> None:
+    def _apply_tour_pending_text(self, *, now: bool = False) -> None:
         text = self._tour_pending_text
         result = self.state.result
-        if text is None or result is None or result.text != self.state.text:
+        if text is None:
             return
-        if result.trace.causal != self.state.causal:
+        if not now and (result is None or result.text != self.state.text
+                        or result.trace.causal != self.state.causal):
             return
         self._tour_pending_text = None
         if self.editor.text() != text:

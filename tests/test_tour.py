@@ -126,6 +126,34 @@ def test_the_causality_stops_compare_like_with_like_on_the_worker(make_window, q
     np.testing.assert_allclose(window.state.result.trace["resid_mlp"][:5], base, atol=1e-12)
 
 
+
+@pytest.mark.parametrize("start", ["", "   ", "w " * 2100])  # no result comes for these
+def test_a_mask_stop_types_its_sentence_even_when_nothing_is_computed(make_window, qtbot,
+                                                                      start):
+    window = make_window(text=None)
+    window.editor.set_text(start)
+    keys = [s.key for s in STOPS]
+    window.start_tour(keys.index("causal-off"))  # flips the mask, then types its sentence
+    wait_for_text(qtbot, window, STOPS[window.tour.index].text)
+    assert window._tour_pending_text is None
+
+
+def test_a_pending_tour_sentence_never_replaces_what_the_person_types(make_window, qtbot):
+    window = make_window(text="a b")  # asynchronous: the stop's sentence waits for a result
+    keys = [s.key for s in STOPS]
+    window.start_tour(keys.index("causal-off"))
+    window.tour.stop_tour()  # ended before the result with the new mask came in
+    window.editor.line.clear()
+    qtbot.keyClicks(window.editor.line, "hello class")
+    wait_for_text(qtbot, window, "hello class")
+    qtbot.wait(300)  # every result in flight has arrived
+    assert window.editor.text() == "hello class"
+    window.start_tour(keys.index("causal-setup"))  # mask back on: its sentence waits again
+    qtbot.keyClicks(window.editor.line, "!")  # and the person types before it came
+    qtbot.wait(300)
+    assert window.editor.text() == "hello class!"
+
+
 def test_the_tour_follows_the_language(make_window):
     window = make_window(sync=True, text="a b")
     window.start_tour(3)
