@@ -94,6 +94,11 @@ _TYPING_WIDGETS = (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox, QAbst
 _cjk_warned = False
 
 
+#: engine.layer.check_input's message for too many tokens (tests keep the two in step)
+_TOKEN_CAP_MESSAGE = re.compile(
+    r"(\d+) tokens is more than the (\d+) the engine takes; shorten the text")
+
+
 def settings_dir() -> Path:
     """Where layout and settings live; ``DUALVIEW_CONFIG_DIR`` overrides (tests use a tmp dir)."""
     override = os.environ.get("DUALVIEW_CONFIG_DIR")
@@ -694,9 +699,19 @@ class MainWindow(QMainWindow):
                                                partial(self.bridge.result_shown, r.request_id)))
 
     def _on_error_changed(self, message: str) -> None:
-        self._status_error.setText(message and self.tr("Not computed: %1").replace("%1", message))
+        self._status_error.setText(message and self.tr("Not computed: %1").replace(
+            "%1", self.engine_message(message)))
         if message:  # no result is coming for this text: a tour sentence goes in now
             self._apply_tour_pending_text(now=True)
+
+    def engine_message(self, message: str) -> str:
+        """An engine error in the interface language. The engine speaks English; the one a
+        class meets by typing (too much text) is translated here, the rest shown as they are."""
+        cap = _TOKEN_CAP_MESSAGE.fullmatch(message)
+        if cap is None:
+            return message
+        return self.tr("%1 tokens is more than the %2 the engine takes; shorten the text"
+                       ).replace("%1", cap[1]).replace("%2", cap[2])
 
     def notify(self, text: str, *, title: str = "", error: bool = False,
                dialog: bool = True) -> QMessageBox | None:

@@ -131,6 +131,18 @@ def test_too_long_text_is_refused_and_the_previous_result_stays(make_window):
     assert window.state.result.text == "recovered" and window._status_error.text() == ""
 
 
+def test_the_too_much_text_message_follows_the_language(make_window, restore_view):
+    window = make_window(sync=True, text="keep me")
+    window.editor.set_text("字" * (engine.MAX_TOKENS + 1))
+    assert window.state.error.startswith(f"{engine.MAX_TOKENS + 1} tokens is more than")
+    window.set_language("zh")  # the engine's English, in the interface's language
+    n, cap = engine.MAX_TOKENS + 1, engine.MAX_TOKENS
+    expected = f"未计算：{n} 个词元超过了引擎能处理的 {cap} 个；请缩短文本"
+    assert window._status_error.text() == expected
+    window.set_language("en")
+    assert window._status_error.text().startswith("Not computed: 2049 tokens is more than")
+
+
 @pytest.mark.parametrize("text", ["\u200b\u200b", "👨\u200d👩\u200d👧 🇨🇳", "\x00\x01", "a\u0301"])
 def test_odd_unicode_never_breaks_the_window(make_window, text):
     window = make_window(sync=True, text="ok")

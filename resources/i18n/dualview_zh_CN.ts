@@ -968,6 +968,10 @@ after attn.</source>
         <translation>未计算：%1</translation>
     </message>
     <message>
+        <source>%1 tokens is more than the %2 the engine takes; shorten the text</source>
+        <translation>%1 个词元超过了引擎能处理的 %2 个；请缩短文本</translation>
+    </message>
+    <message>
         <source>Dual View</source>
         <translation>双视角</translation>
     </message>
