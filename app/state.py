@@ -7,6 +7,7 @@ here. Changing an input (text, causal mask, config, seed) recomputes; changing a
 
 from __future__ import annotations
 
+import math
 import time
 
 from PySide6.QtCore import QObject, Signal
@@ -290,6 +291,8 @@ class AppState(QObject):
         return self._font_scale
 
     def set_font_scale(self, scale: float) -> None:
+        if math.isnan(scale):  # NaN slips through min/max (and hung the painter)
+            return
         scale = round(min(max(float(scale), FONT_SCALE_MIN), FONT_SCALE_MAX), 2)
         if scale != self._font_scale:
             self._font_scale = scale
@@ -351,6 +354,8 @@ class AppState(QObject):
         return self._depth_t
 
     def set_depth_t(self, t: float) -> None:
+        if math.isnan(t):  # NaN slips through min/max
+            return
         t = min(max(float(t), 0.0), 1.0)
         if t != self._depth_t:
             self._depth_t = t

@@ -218,3 +218,15 @@ def test_a_very_long_token_is_shortened_wherever_it_is_drawn(make_window, qtbot)
     assert len(window.editor.chips.text()) < 2_000
     window.editor.set_text("keep me too")  # and the window still works
     wait_for_text(qtbot, window, "keep me too")
+
+
+def test_nan_selections_are_ignored(make_window):
+    window = make_window(sync=True, text="a b c")
+    window.state.set_depth_t(0.25)
+    window.state.set_depth_t(float("nan"))
+    assert window.state.depth_t == 0.25
+    window.state.set_depth_t(float("inf"))  # infinities clamp as any other number
+    assert window.state.depth_t == 1.0
+    scale = window.state.font_scale
+    window.state.set_font_scale(float("nan"))
+    assert window.state.font_scale == scale
