@@ -28,6 +28,7 @@ from PySide6.QtCore import QCoreApplication
 
 from app.state import FONT_SCALE_MAX, FONT_SCALE_MIN, THEMES
 from engine import STEP_NAMES, EngineError, Qwen3Config
+from engine.weights import weight_shapes
 
 FORMAT = "dualview-session"
 VERSION = 1
@@ -47,6 +48,17 @@ PALETTE_KEYS = ("classic", "colorblind")
 
 class SessionError(ValueError):
     """A session file that cannot be opened; the message says why, for a person."""
+
+
+#: The largest layer a session may ask for: its random weights are made on the interface's
+#: thread when the session opens (Qwen3-0.6B's layer: 15.7 M weights, ~0.2 s), and a file could
+#: otherwise ask for gigabytes (a MemoryError, or the window frozen for many seconds).
+MAX_SESSION_LAYER = Qwen3Config.qwen3_0_6b()
+
+
+def weight_count(config: Qwen3Config) -> int:
+    """How many numbers the layer's weights hold."""
+    return sum(math.prod(shape) for shape in weight_shapes(config).values())
 
 
 class _Invalid(SessionError):
@@ -150,6 +162,10 @@ def _parse_fields(data: dict[str, Any]) -> Session:
         config = Qwen3Config.from_dict(_need(data, "config", dict, ""))
     except (EngineError, TypeError) as exc:
         raise _Invalid(f"the layer config is invalid: {exc}") from exc
+    if weight_count(config) > weight_count(MAX_SESSION_LAYER):
+        raise _Invalid(f"its layer has {weight_count(config):,} weights, more than the "
+                       f"{weight_count(MAX_SESSION_LAYER):,} of the largest layer this app "
+                       "runs (Qwen3-0.6B's)")
     weights = _need(data, "weights", dict, "")
     if weights.get("kind") != "random":
         raise _Invalid("it refers to weights this version cannot load")

@@ -164,9 +164,10 @@ class AppState(QObject):
     def set_model(self, config: Qwen3Config, seed: int = 0,
                   weights: LayerWeights | None = None) -> None:
         """New layer: random weights from ``seed`` unless real ``weights`` are given."""
+        # the weights first: if making them fails, the layer on screen stays whole
+        self._weights = weights if weights is not None else LayerWeights.random(config, seed)
         self._config = config
         self._seed = seed
-        self._weights = weights if weights is not None else LayerWeights.random(config, seed)
         self._pinned = None
         self._submit()
 

@@ -85,6 +85,11 @@ BAD_FILES = {
                                "config": {"num_attention_heads": 3},
                                "weights": {"kind": "random", "seed": 0}}).encode(),
                    "config is invalid"),
+    "huge layer": (json.dumps({"format": "dualview-session", "version": 1, "text": "x",
+                               "config": {"hidden_size": 100_000,
+                                          "intermediate_size": 400_000},
+                               "weights": {"kind": "random", "seed": 0}}).encode(),
+                   "more than the 15,730,944 of the largest layer"),
 }
 
 
