@@ -8,6 +8,7 @@ here. Changing an input (text, causal mask, config, seed) recomputes; changing a
 from __future__ import annotations
 
 import math
+import re
 import time
 
 from PySide6.QtCore import QObject, Signal
@@ -28,6 +29,9 @@ FONT_SCALE_MIN, FONT_SCALE_MAX = 0.7, 3.0
 #: of typing rather than a single keystroke.
 HISTORY_MERGE_S = 0.8
 HISTORY_LIMIT = 200
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class AppState(QObject):
@@ -95,6 +99,9 @@ class AppState(QObject):
         return self._text
 
     def set_text(self, text: str) -> None:
+        # lone surrogates (possible through this call, never from the text field, which drops
+        # them) cannot be written as UTF-8: saving, autosave and exports would fail on them
+        text = _LONE_SURROGATE.sub("", text)
         if text != self._text:
             self._record_history()
             self._text = text

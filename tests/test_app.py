@@ -230,3 +230,10 @@ def test_nan_selections_are_ignored(make_window):
     scale = window.state.font_scale
     window.state.set_font_scale(float("nan"))
     assert window.state.font_scale == scale
+
+
+def test_lone_surrogates_never_reach_the_text(make_window, tmp_path):
+    window = make_window(sync=True, text="a")
+    window.state.set_text("bad \ud800 text \udfff!")  # only this call could carry them
+    assert window.state.text == "bad  text !"
+    assert window.save_session(tmp_path / "s.dualview.json")  # writes as UTF-8
