@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -207,10 +208,15 @@ def _parse_fields(data: dict[str, Any]) -> Session:
 def read_session(path: str | os.PathLike[str]) -> Session:
     path = Path(path)
     try:
-        if path.stat().st_size > MAX_BYTES:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # /dev/zero reads forever, a FIFO blocks
+            raise SessionError(_tr(QCoreApplication.translate(
+                "Sessions", "%1 is not a file"), path.name))
+        if info.st_size > MAX_BYTES:
             raise SessionError(QCoreApplication.translate(
                 "Sessions", "the file is far too large to be a Dual View session"))
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            raw = f.read(MAX_BYTES + 1)  # (it may have grown since)
     except FileNotFoundError as exc:
         raise SessionError(_tr(QCoreApplication.translate(
             "Sessions", "the file %1 does not exist"), path.name)) from exc
@@ -218,8 +224,10 @@ def read_session(path: str | os.PathLike[str]) -> Session:
         raise SessionError(_tr(QCoreApplication.translate(
             "Sessions", "the file %1 cannot be read (%2)"), path.name, exc.strerror)) from exc
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        # utf-8-sig: an editor may have put a byte-order mark in front
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # (ValueError: also an integer of thousands of digits; RecursionError: deep nesting)
         raise SessionError(QCoreApplication.translate(
             "Sessions", "the file is damaged or is not a session (it is not valid JSON)")) \
             from exc
@@ -238,10 +246,22 @@ def _file_mode(path: Path) -> int:
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half."""
-    path = Path(path)
+    """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half.
+    An error names ``path`` (not the temporary file)."""
+    try:
+        _write_atomic(Path(path), data)
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from exc
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    # through a symbolic link to the file it names (replacing the link would leave that file
+    # as it was); a short temporary name, so a name near the 255-byte limit still saves
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=".dualview-", suffix=".tmp", dir=path.parent)
     try:
         if hasattr(os, "fchmod"):  # mkstemp makes 0600; give the file the usual permissions
             os.fchmod(fd, _file_mode(path))

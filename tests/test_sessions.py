@@ -85,6 +85,9 @@ BAD_FILES = {
                                "config": {"num_attention_heads": 3},
                                "weights": {"kind": "random", "seed": 0}}).encode(),
                    "config is invalid"),
+    "huge integer": (b'{"format": "dualview-session", "version": 1' + b"0" * 5000 + b"}",
+                     "not valid JSON"),
+    "deep nesting": (b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),
     "huge layer": (json.dumps({"format": "dualview-session", "version": 1, "text": "x",
                                "config": {"hidden_size": 100_000,
                                           "intermediate_size": 400_000},
@@ -248,3 +251,35 @@ def test_a_second_copy_of_the_app_is_not_taken_for_a_crash(make_window):
     first.editor.set_text("still autosaving")
     first.autosave_now()
     assert sessions.read_session(auto).text == "still autosaving"
+
+
+def test_a_byte_order_mark_is_fine_and_a_non_file_is_refused(make_window, tmp_path):
+    window = make_window(sync=True, text="keep this")
+    path = tmp_path / "s.dualview.json"
+    window.save_session(path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # as some editors save it
+    window.editor.set_text("other")
+    assert window.open_session(path) and window.state.text == "keep this"
+    folder = tmp_path / "folder.dualview.json"
+    folder.mkdir()
+    assert not window.open_session(folder)  # (/dev/zero would read forever, a FIFO block)
+    assert "is not a file" in window.last_message
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "pipe.dualview.json"
+        os.mkfifo(fifo)
+        assert not window.open_session(fifo) and "is not a file" in window.last_message
+
+
+def test_saving_through_a_link_and_near_the_name_limit(make_window, tmp_path):
+    window = make_window(sync=True, text="first")
+    target = tmp_path / "real.dualview.json"
+    link = tmp_path / "link.dualview.json"
+    window.save_session(target)
+    link.symlink_to(target)
+    window.editor.set_text("second")
+    assert window.save_session(link)
+    assert link.is_symlink() and sessions.read_session(target).text == "second"
+    long_name = tmp_path / ("长" * 78 + ".dualview.json")  # 248 bytes: the limit is 255
+    assert len(long_name.name.encode()) > 240
+    assert window.save_session(long_name) and sessions.read_session(long_name).text == "second"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

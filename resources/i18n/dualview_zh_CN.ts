@@ -1282,6 +1282,10 @@ Type a sentence above to compute the layer.</translation>
         <translation>会话文件已损坏或不完整（%1）</translation>
     </message>
     <message>
+        <source>%1 is not a file</source>
+        <translation>%1 不是一个文件</translation>
+    </message>
+    <message>
         <source>the file is far too large to be a Dual View session</source>
         <translation>文件太大，不可能是双视角会话</translation>
     </message>
