@@ -667,8 +667,13 @@ class MainWindow(QMainWindow):
         settings = open_settings()
         if settings.value("window/version", type=int) != LAYOUT_VERSION:
             return False
+        # a hand-edited or foreign ini may hold text or a rectangle there: only bytes restore
         geometry = settings.value("window/geometry")
         state = settings.value("window/state")
+        if not isinstance(geometry, QByteArray | bytes):
+            geometry = None
+        if not isinstance(state, QByteArray | bytes):
+            state = None
         if geometry is not None:
             self.restoreGeometry(geometry)
             if not any(s.availableGeometry().intersects(self.frameGeometry())

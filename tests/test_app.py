@@ -172,6 +172,21 @@ def test_layout_is_saved_restored_and_reset(make_window, qtbot):
     assert again.docks["normDock"].isVisible()
 
 
+
+@pytest.mark.parametrize("values", ["geometry=hello\nstate=world",
+                                    "geometry=@Rect(0 0 10 10)\nstate=@Rect(1 2 3 4)"])
+def test_a_hand_edited_layout_entry_is_ignored(make_window, values):
+    from app.docks import LAYOUT_VERSION
+    from app.mainwindow import settings_dir
+
+    window = make_window(sync=True, text="a")
+    ini = settings_dir() / "dualview.ini"
+    ini.parent.mkdir(parents=True, exist_ok=True)
+    ini.write_text(f"[window]\nversion={LAYOUT_VERSION}\n{values}\n")
+    assert window.restore_layout() is False  # (it raised TypeError: the app did not start)
+    assert window.isVisible()
+
+
 def test_hidden_docks_skip_redraw_and_catch_up_when_shown(make_window, qtbot):
     window = make_window(sync=True, text="a b")
     panel = window.panels["heatmapDock"]
