@@ -24,6 +24,13 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     return array
 
 
+#: The norms square their input without rescaling (as the layer does), so a vector is taken
+#: only where its squares stay normal float64: largest |entry| 0 or in [1e-150, 1e150]. Beyond
+#: 1e150 the squares overflow (run_layer's limit too); below 1e-150 they underflow to 0 and the
+#: division by the RMS or the standard deviation gives Inf or NaN.
+_HUGE, _TINY = 1e150, 1e-150
+
+
 def _vector(v: object, min_size: int, name: str = "v") -> np.ndarray:
     array = np.asarray(v)
     if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
@@ -35,18 +42,46 @@ def _vector(v: object, min_size: int, name: str = "v") -> np.ndarray:
     array = np.array(array, dtype=np.float64)
     if not np.isfinite(array).all():
         raise EngineError(f"{name} contains NaN or Inf")
+    largest = float(np.max(np.abs(array), initial=0.0))
+    if largest > _HUGE:
+        raise EngineError(f"{name} has an entry of size {largest:.3g}; past 1e150 its square "
+                          f"overflows float64: use smaller values")
+    if 0.0 < largest < _TINY:
+        raise EngineError(f"{name}'s largest entry is {largest:.3g}; below 1e-150 its square "
+                          f"underflows float64 to 0: scale {name} up or use exact zeros")
     return array
+
+
+def _check_spread(vec: np.ndarray, name: str = "v") -> None:
+    """LayerNorm divides by the standard deviation: a non-constant vector whose entries all lie
+    within 1e-150 of their mean has a variance that underflows to 0."""
+    spread = float(np.max(np.abs(vec - np.mean(vec))))
+    if not _is_constant(vec) and spread < _TINY:
+        raise EngineError(f"{name}'s entries differ from their mean by at most {spread:.3g}; "
+                          f"below 1e-150 the variance underflows float64: spread them further "
+                          f"apart or make {name} exactly constant")
 
 
 def _real(value: object, name: str, *, low: float | None = None,
           strict: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise EngineError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int past float64's range
+        raise EngineError(f"{name} is too large for float64; use a value below 1e308") from None
     if not math.isfinite(value):
         raise EngineError(f"{name} must be finite, got {value}")
     if low is not None and (value <= low if strict else value < low):
         raise EngineError(f"{name} must be {'>' if strict else '>='} {low}, got {value}")
+    return value
+
+
+def _bounded(value: float, name: str) -> float:
+    """σ₁, σ₂ are squared in the distances: the same limit as the vectors' entries."""
+    if abs(value) > _HUGE:
+        raise EngineError(f"{name} must be at most 1e150 in size (its square overflows "
+                          f"float64), got {value:g}")
     return value
 
 
@@ -122,8 +157,9 @@ def project_to_layernorm_set(v: object, sigma1: float = 0.0, sigma2: float = 1.0
     at ``d[(σ₂ + s)² + (σ₁ − m)²]``. A constant v has no unique projection (E7).
     """
     vec = _vector(v, 2)
-    sigma1 = _real(sigma1, "sigma1")
-    sigma2 = _real(sigma2, "sigma2", low=0.0, strict=True)
+    _check_spread(vec)
+    sigma1 = _bounded(_real(sigma1, "sigma1"), "sigma1")
+    sigma2 = _bounded(_real(sigma2, "sigma2", low=0.0, strict=True), "sigma2")
     d = vec.size
     constraint = (f"S(σ₁={sigma1:g}, σ₂={sigma2:g}): mean {sigma1:g}, variance {sigma2 ** 2:g} "
                   f"— a sphere of radius √d·σ₂ = {math.sqrt(d) * sigma2:.4g} in the plane "
@@ -181,7 +217,7 @@ def stationarity_residual(v: object, u: object, sigma1: float = 0.0) -> float:
     vec, point = _vector(v, 2), _vector(u, 2, "u")
     if vec.size != point.size:
         raise EngineError(f"v and u must have the same length, got {vec.size} and {point.size}")
-    sigma1 = _real(sigma1, "sigma1")
+    sigma1 = _bounded(_real(sigma1, "sigma1"), "sigma1")
     r = vec - point
     ones = np.ones_like(point) / math.sqrt(point.size)
     radial = point - sigma1
@@ -242,6 +278,7 @@ def compare_norms(v: object, *, eps: float = 0.0,
                   gamma: np.ndarray | None = None) -> NormComparison:
     """LayerNorm(v)·γ and RMSNorm(v)·γ side by side, each with its projection reading."""
     vec = _vector(v, 2)
+    _check_spread(vec)
     eps = _real(eps, "eps", low=0.0)
     d = vec.size
     weight = np.ones(d) if gamma is None else _vector(gamma, d, "gamma")
@@ -253,7 +290,10 @@ def compare_norms(v: object, *, eps: float = 0.0,
     rms_norm = weighted_rms_norm(vec, weight, eps)
     ln_proj = project_to_layernorm_set(vec)
     rms_proj = rmsnorm_radial_projection(vec)
-    centred = vec - np.mean(vec)
+    # at ε = 0 a constant v's LayerNorm is reported as its limit 0, and so is RMSNorm of
+    # v − mean v, exactly 0: the computed mean can be an ulp off, and RMSNorm would blow that
+    # rounding up to a unit vector (or to Inf near 1e-150)
+    centred = vec - np.mean(vec) if ln_defined else np.zeros(d)
     centred_rms = weighted_rms_norm(centred, weight, eps)
     return NormComparison(
         vector=_readonly(vec), eps=eps, gamma=_readonly(weight),
@@ -290,7 +330,12 @@ def layernorm_miss(v: object, eps: float) -> LayerNormMiss:
     eps = _real(eps, "eps", low=0.0)
     if eps == 0 and _is_constant(vec):
         raise EngineError("LayerNorm of a constant vector is 0/0 at ε = 0; use ε > 0")
+    _check_spread(vec)
     out = ops.layer_norm(vec, eps)
+    shrunk = float(np.max(np.abs(out)))
+    if 0.0 < shrunk < _TINY:  # the projection of LN_ε(v) would divide by an underflowed variance
+        raise EngineError(f"ε = {eps:g} shrinks v to entries of size {shrunk:.3g}, below 1e-150 "
+                          f"where their squares underflow float64: use a smaller ε")
     s = VectorStats.of(vec).std
     return LayerNormMiss(
         eps=eps, input_std=s, output_std=VectorStats.of(out).std,
@@ -336,6 +381,7 @@ def layernorm_affine_gap(v: object, gamma: object, beta: object, *,
         raise EngineError("gamma is all zeros: the image set is one point")
     if _is_constant(vec):
         raise EngineError("LayerNorm of a constant vector is 0/0 at ε = 0")
+    _check_spread(vec)
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
         raise EngineError(f"iterations must be a whole number >= 0, got {iterations!r}")
     w0 = ops.layer_norm(vec, 0.0)  # LayerNorm's own choice on S(0, 1)

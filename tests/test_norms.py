@@ -273,3 +273,52 @@ def test_vector_stats():
 def test_bad_input_is_an_engine_error(call, fragment):
     with pytest.raises(EngineError, match=fragment):
         call()
+
+
+# --- extreme scales: squares that would over/underflow are refused, never Inf/NaN -------------
+
+_NEXT = np.nextafter(1e-140, 1.0)
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: rmsnorm_radial_projection(np.array([1e160, -1e160])), "past 1e150"),
+    (lambda: project_to_layernorm_set(np.array([1e160, -1e160])), "past 1e150"),
+    (lambda: rmsnorm_radial_projection(np.array([3e-170, -3e-170])), "below 1e-150"),
+    (lambda: project_to_layernorm_set(np.array([3e-170, -3e-170])), "below 1e-150"),
+    (lambda: compare_norms(np.array([5e-324, 0.0, 1e-323]), eps=1e-6), "scale v up"),
+    (lambda: compare_norms(np.array([1e-140, _NEXT])), "spread them further apart"),
+    (lambda: layernorm_miss(np.array([1e160, -1e160, 0.0]), 1e-5), "past 1e150"),
+    (lambda: layernorm_miss(np.array([1e-140, 2e-140]), 1e300), "use a smaller ε"),
+    (lambda: project_to_layernorm_set(np.array([1.0, 2.0, 4.0]), 0.0, 1e160),
+     "sigma2 must be at most 1e150"),
+    (lambda: project_to_layernorm_set(np.array([1.0, 2.0, 4.0]), 10**400), "too large"),
+    (lambda: stationarity_residual(np.array([1e160, 0.0]), np.array([1.0, -1.0])), "past 1e150"),
+    (lambda: layernorm_affine_gap(np.array([1.0, 2.0, 4.0, -1.0]), np.array([1e-200, 0, 0, 0]),
+                                  np.zeros(4)), "gamma's largest entry"),
+])
+def test_extreme_scales_are_refused_in_words(call, fragment):
+    with pytest.raises(EngineError, match=fragment):
+        call()
+
+
+def test_scales_inside_the_limits_keep_the_scale_invariant_answer():
+    # [c, −c] projects onto [1, −1] on both sets for every c the limits let through
+    for c in (1e150, 1e100, 1e-100, 1e-150):
+        v = np.array([c, -c])
+        assert np.array_equal(rmsnorm_radial_projection(v).point, [1.0, -1.0])
+        assert np.array_equal(project_to_layernorm_set(v).point, [1.0, -1.0])
+    # a tiny entry beside a normal one is fine: only the largest entry sets the scale
+    proj = project_to_layernorm_set(np.array([1.0, 1e-200, -3.0]))
+    assert np.isfinite(proj.point).all() and proj.unique
+
+
+@pytest.mark.parametrize("c, d", [(0.1, 3), (1.1973949700550631e-148, 6)])
+def test_centred_gap_of_a_constant_vector_is_zero(c, d):
+    # mean([c]*d) is an ulp off c here: that rounding must not become RMSNorm's unit vector
+    # (or, near 1e-150, an Inf with a RuntimeWarning)
+    v = np.full(d, c)
+    assert np.mean(v) != c
+    comparison = compare_norms(v)
+    assert not comparison.layer_norm_defined
+    assert comparison.centred_gap == 0.0
+    assert compare_norms(v, eps=1e-6).centred_gap < 1e-13  # defined: rounding
