@@ -171,3 +171,27 @@ def test_results_are_frozen_and_inputs_checked():
     with pytest.raises(EngineError, match="w_q must have 3 dimensions"):
         EncoderBlock(**{**{f.name: getattr(block, f.name) for f in dataclasses.fields(block)},
                         "w_q": np.zeros((16, 4))})
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-200])
+def test_a_constant_or_underflowing_input_at_eps_zero_is_an_engine_error(scale):
+    # u₁ = 0 + Δt·A(0) has equal features in every row: LayerNorm at ε = 0 is 0/0
+    block, x = random_block(seed=0), scale * tokens(0)
+    with pytest.raises(EngineError, match=r"0/0 at ε = 0.*use ε > 0"):
+        encoder_block(x, block)
+    with pytest.raises(EngineError, match=r"0/0 at ε = 0.*use ε > 0"):
+        splitting_lens(x, block)
+    # with ε > 0 the same input has a finite answer
+    assert np.isfinite(splitting_lens(x, block, eps=1e-5).gap_block)
+
+
+def test_an_overflowing_input_or_a_bad_skip_is_an_engine_error():
+    block = random_block(seed=0)
+    with pytest.raises(EngineError, match="overflowed"):
+        encoder_block(1e200 * tokens(0), block)
+    with pytest.raises(EngineError, match="overflowed"):
+        splitting_lens(1e200 * tokens(0), block)
+    for skip, fragment in ((float("nan"), "skip must be finite"),
+                           (None, "skip must be a number")):
+        with pytest.raises(EngineError, match=fragment):
+            encoder_block(tokens(0), block, skip=skip)

@@ -29,6 +29,19 @@ def real_array(name: str, value: object, ndim: int) -> np.ndarray:
     return array
 
 
+def finite(name: str, value: object) -> float:
+    """A finite real number (not a bool, a string or None)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise EngineError(f"{name} must be a number, got {value!r}")
+    try:
+        value = float(value)
+    except OverflowError:  # an int past float64's range
+        raise EngineError(f"{name} is too large for float64; use a value below 1e308") from None
+    if not math.isfinite(value):
+        raise EngineError(f"{name} must be finite, got {value}")
+    return value
+
+
 def positive(name: str, value: float) -> float:
     """A finite number > 0."""
     value = float(value)

@@ -49,7 +49,7 @@ import numpy as np
 
 from engine import ops
 from engine.errors import EngineError
-from engine.lenses._arrays import frozen, non_negative, positive, real_array
+from engine.lenses._arrays import finite, frozen, non_negative, positive, real_array
 
 SubStepKind = Literal["explicit Euler", "projection", "explicit Euler + projection",
                       "relaxation"]
@@ -339,13 +339,39 @@ def encoder_block(x: object, block: EncoderBlock, *, eps: float = 0.0,
     (1 for the 2017 block, ``ω/(1−ω)`` for the block equal to relaxation ω)."""
     x = _check_input(x, block.d_model)
     eps = non_negative("eps", eps)
+    skip = finite("skip", skip)
     t = x.shape[0]
-    probs = _softmax_weights(x, block.w_q, block.w_k)  # [H, T, T]
-    heads = probs @ (x @ block.w_v)  # [H, T, d_v]
-    concat = heads.transpose(1, 0, 2).reshape(t, -1)  # [T, H·d_v]
-    h = ops.layer_norm(x + concat @ block.w_o, eps, block.ln1_gamma, block.ln1_beta)  # [T, d]
-    ffn = np.maximum(h @ block.w_1 + block.b_1, 0.0) @ block.w_2 + block.b_2  # [T, d]
-    return ops.layer_norm(skip * h + ffn, eps, block.ln2_gamma, block.ln2_beta)
+    with np.errstate(all="ignore"):  # overflow and 0/0 are reported in words (_layer_norm)
+        probs = _softmax_weights(x, block.w_q, block.w_k)  # [H, T, T]
+        heads = probs @ (x @ block.w_v)  # [H, T, d_v]
+        concat = heads.transpose(1, 0, 2).reshape(t, -1)  # [T, H·d_v]
+        h = _layer_norm(x + concat @ block.w_o, eps, block.ln1_gamma, block.ln1_beta,
+                        "the block's first LayerNorm")  # [T, d]
+        ffn = np.maximum(h @ block.w_1 + block.b_1, 0.0) @ block.w_2 + block.b_2  # [T, d]
+        return _layer_norm(skip * h + ffn, eps, block.ln2_gamma, block.ln2_beta,
+                           "the block's second LayerNorm")
+
+
+#: As in run_layer: past this a LayerNorm's squares would overflow.
+_OVERFLOW = 1e150
+
+
+def _layer_norm(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray,
+                what: str) -> np.ndarray:
+    """``ops.layer_norm`` (the same bits) for callers holding ``np.errstate(all="ignore")``,
+    with an EngineError instead of Inf or NaN: overflow before it, or 0/0 at ε = 0 on a row
+    whose variance is 0 (all features equal, or so close that their squares underflow)."""
+    if not np.abs(x).max(initial=0.0) < _OVERFLOW:
+        raise EngineError(f"the state overflowed before {what}; use smaller inputs or weights")
+    out = ops.layer_norm(x, eps, gamma, beta)
+    if np.isfinite(out).all():
+        return out
+    centred = x - np.mean(x, axis=-1, keepdims=True)
+    if eps == 0 and not np.all(np.mean(centred * centred, axis=-1)):
+        raise EngineError(f"{what} is 0/0 at ε = 0: a token's row has all its features equal "
+                          f"(an all-zero input, say), or so nearly equal that the variance "
+                          f"underflows; use ε > 0 or a non-constant input")
+    raise EngineError(f"{what} overflowed; use smaller inputs, weights or γ")
 
 
 def _check_input(x: object, d: int) -> np.ndarray:
@@ -371,14 +397,15 @@ def lie_splitting(u0: object, scheme: SplittingScheme, *, dt: float = 1.0,
     s = scheme
     eye = np.eye(s.d_model)
 
-    probs = _softmax_weights(u0, s.w_q, s.w_k)  # [H, T, T]
-    attention = (probs @ (u0 @ s.v)).sum(axis=0)  # [T, d]: Σ_h P_h u₀ V_h
-    u1 = u0 + dt * attention
-    u2 = ops.layer_norm(u1, eps, s.ln1_gamma, s.ln1_beta)
-    u3 = np.maximum(u2 @ (eye + dt * s.w_1) + dt * s.b_1, 0.0)
-    u4 = u3 @ (eye + dt * s.w_2) + dt * s.b_2
-    u5 = (1.0 - omega) * u4 + omega * u2
-    u6 = ops.layer_norm(u5, closing_eps, s.ln2_gamma, s.ln2_beta)
+    with np.errstate(all="ignore"):  # overflow and 0/0 are reported in words (_layer_norm)
+        probs = _softmax_weights(u0, s.w_q, s.w_k)  # [H, T, T]
+        attention = (probs @ (u0 @ s.v)).sum(axis=0)  # [T, d]: Σ_h P_h u₀ V_h
+        u1 = u0 + dt * attention
+        u2 = _layer_norm(u1, eps, s.ln1_gamma, s.ln1_beta, "u₂ = LN(u₁)")
+        u3 = np.maximum(u2 @ (eye + dt * s.w_1) + dt * s.b_1, 0.0)
+        u4 = u3 @ (eye + dt * s.w_2) + dt * s.b_2
+        u5 = (1.0 - omega) * u4 + omega * u2
+        u6 = _layer_norm(u5, closing_eps, s.ln2_gamma, s.ln2_beta, "u₆ = LN(u₅)")
 
     def norm_note(e: float) -> str:
         if not s.scalar_norms:
