@@ -419,13 +419,14 @@ class Convergence:
 
     @property
     def ratios_euler(self) -> np.ndarray:
-        """``errors[i] / errors[i+1]``: ≈ 2 when n doubles at first order."""
-        return _readonly(self.errors_euler[:-1] / self.errors_euler[1:])
+        """``errors[i] / errors[i+1]``: ≈ 2 when n doubles at first order (NaN for 0/0, when
+        the sub-steps hit the flow exactly, as in :attr:`orders_euler`)."""
+        return _error_ratios(self.errors_euler)
 
     @property
     def ratios_second_order(self) -> np.ndarray:
         """The same for the second-order scheme: ≈ 4 when n doubles."""
-        return _readonly(self.errors_second_order[:-1] / self.errors_second_order[1:])
+        return _error_ratios(self.errors_second_order)
 
     @property
     def orders_euler(self) -> np.ndarray:
@@ -441,6 +442,11 @@ class Convergence:
     def orders(self) -> dict[str, np.ndarray]:
         """Observed orders keyed by scheme name, e.g. ``{"euler": …, "heun": …}``."""
         return {"euler": self.orders_euler, self.second_order_scheme: self.orders_second_order}
+
+
+def _error_ratios(errors: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):  # zero errors: Inf or NaN, no warning
+        return _readonly(errors[:-1] / errors[1:])
 
 
 def _observed_orders(ns: tuple[int, ...], errors: np.ndarray) -> np.ndarray:

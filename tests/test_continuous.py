@@ -281,6 +281,18 @@ def test_batched_sweep_matches_single_runs():
     np.testing.assert_allclose(conv.orders_euler, expected, rtol=1e-12)
 
 
+def test_zero_errors_give_nan_ratios_without_a_warning():
+    # with o_proj and down_proj zero both branches vanish: every run hits the flow exactly, so
+    # each ratio is 0/0 (the panel reads ratios_euler[-1]; warnings are errors under pytest)
+    config, weights, x = _setup()
+    zero = {k: np.zeros(v.shape) if k in ("self_attn.o_proj.weight", "mlp.down_proj.weight")
+            else v for k, v in weights.items()}
+    conv = convergence(x, LayerWeights(zero, config), config, ns=(1, 2, 4))
+    assert not conv.errors_euler.any() and not conv.errors_second_order.any()
+    for ratios in (conv.ratios_euler, conv.ratios_second_order):
+        assert ratios.shape == (2,) and np.isnan(ratios).all()
+
+
 def test_reference_flow_is_accurate():
     config, weights, x = _setup(text=TEXTS[0])
     conv = convergence(x, weights, config, ns=(1, 2))
