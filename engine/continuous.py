@@ -135,6 +135,15 @@ def _prepare(x: object, weights: LayerWeights, config: Qwen3Config,
              causal: bool) -> tuple[np.ndarray, _Branches]:
     _check_weights(weights, config)
     u = check_input(x, config)
+    if config.rms_norm_eps == 0:
+        # the first RMSNorm of a zero row is 0/0: say so, not "overflowed" after the NaN (a
+        # square past 1e308 is Inf, not zero: that is reported as overflow later)
+        with np.errstate(over="ignore"):
+            squares = np.add.reduce(u * u, axis=-1)
+        if not np.all(squares):
+            raise EngineError("a row of the input is zero (or too small to square in float64), "
+                              "and a zero vector has no RMS at rms_norm_eps = 0; use "
+                              "rms_norm_eps > 0 or a non-zero input")
     return u, _Branches(weights, config, u.shape[0], bool(causal))
 
 

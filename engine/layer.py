@@ -447,7 +447,8 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     steps: list[np.ndarray] = []
     bound: dict[str, float] = {}  # step -> an upper bound on its max |value|, below 1e150
 
-    def record(array: np.ndarray, proven: float | None = None) -> None:
+    def record(array: np.ndarray, proven: float | None = None, *,
+               norm_of: str | None = None, norm_input: np.ndarray | None = None) -> None:
         info = STEP_INFO[len(steps)]
         array = np.ascontiguousarray(array)
         if proven is not None and proven < _PROVEN:
@@ -455,6 +456,16 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
         elif info.name not in _NOT_CHECKED:
             bound[info.name] = magnitude = _magnitude(array)
             if not magnitude < _OVERFLOW:
+                # an RMSNorm's input is below 1e150 (checked), so its squares cannot overflow:
+                # at ε = 0 a zero sum of squares is 0/0 (or x/0 after underflow), not overflow
+                if (norm_input is not None and eps == 0
+                        and not np.all(np.add.reduce(norm_input * norm_input, axis=-1))):
+                    fix = ("a non-zero input" if info.index == 1
+                           else "inputs and weights that keep it non-zero")
+                    raise EngineError(
+                        f"the layer divided by zero at step {info.index} ({info.name}): "
+                        f"{norm_of} is zero (or too small to square in float64), and a zero "
+                        f"vector has no RMS at rms_norm_eps = 0; use rms_norm_eps > 0 or {fix}")
                 raise EngineError(f"the layer overflowed at step {info.index} ({info.name}); "
                                   "use smaller inputs or weights")
         steps.append(array)
@@ -465,7 +476,7 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     record(hidden_states)
     # --- attention sub-step: h = x + A(RMSNorm1(x)) ---
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
-    record(normed)
+    record(normed, norm_of="a row of embed", norm_input=hidden_states)
     query_proj, key_proj, value_proj = project_qkv(normed, w, config)  # [T, H*d], [T, Hkv*d] x2
     for proj, weight in ((query_proj, "self_attn.q_proj.weight"),
                          (key_proj, "self_attn.k_proj.weight"),
@@ -476,8 +487,10 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
                                 w["self_attn.q_norm.weight"], eps)  # [T, H, d]
     key_normed = ops.rms_norm(key_proj.reshape(t, n_kv, d),
                               w["self_attn.k_norm.weight"], eps)  # [T, Hkv, d]
-    record(query_normed)
-    record(key_normed)
+    record(query_normed, norm_of="a head's slice of q_proj",
+           norm_input=query_proj.reshape(t, n_heads, d))
+    record(key_normed, norm_of="a head's slice of k_proj",
+           norm_input=key_proj.reshape(t, n_kv, d))
     tables = _rope_tables(t, d, config.rope_theta)  # cos, sin, signed sin: [T, d]
     query_states = rope(query_normed.transpose(1, 0, 2), tables)  # [H, T, d]
     key_states = rope(key_normed.transpose(1, 0, 2), tables)  # [Hkv, T, d]
@@ -505,7 +518,7 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
 
     # --- MLP sub-step: out = h + M(RMSNorm2(h)) ---
     normed2 = ops.rms_norm(residual_attn, w["post_attention_layernorm.weight"], eps)  # [T, D]
-    record(normed2)
+    record(normed2, norm_of="a row of resid_attn", norm_input=residual_attn)
     gate, up, gate_act, gated = mlp_hidden(normed2, w, config)  # [T, F] each
     record(gate, product_bound("post_attention_layernorm", "mlp.gate_proj.weight", d_model))
     record(up, product_bound("post_attention_layernorm", "mlp.up_proj.weight", d_model))

@@ -233,6 +233,31 @@ def test_overflow_is_an_error_not_a_silent_nan(toy):
         run_layer(np.ones((3, 16)), LayerWeights(huge, config), config)
 
 
+def test_eps_zero_and_a_zero_vector_names_the_real_cause():
+    # RMSNorm at ε = 0 of a zero (or underflowing) vector is 0/0, not an overflow: the message
+    # must not say "use smaller inputs"
+    config = Qwen3Config(rms_norm_eps=0.0)
+    weights = LayerWeights.random(config, seed=1)
+    x = embed(tokenize("a b c"), 16)
+    zero_q = LayerWeights({k: np.zeros(v.shape) if k == "self_attn.q_proj.weight" else v
+                           for k, v in weights.items()}, config)
+    for inputs, layer_weights, step in ((np.vstack([x, np.zeros((1, 16))]), weights, "step 1 "),
+                                        (x * 1e-200, weights, "step 1 "),
+                                        (x, zero_q, "step 5 ")):
+        with pytest.raises(EngineError, match="rms_norm_eps > 0") as info:
+            run_layer(inputs, layer_weights, config)
+        assert step in str(info.value) and "smaller" not in str(info.value)
+    # the continuous view's branches start with the same RMSNorm
+    with pytest.raises(EngineError, match="no RMS at rms_norm_eps = 0"):
+        engine.convergence(x * 1e-200, weights, config)
+    with pytest.raises(EngineError, match="no RMS at rms_norm_eps = 0"):
+        engine.attention_branch(np.vstack([x, np.zeros((1, 16))]), weights, config)
+    # a huge input at ε = 0 is still an overflow
+    huge = {k: np.asarray(v) * (1e150 if v.ndim == 2 else 1.0) for k, v in weights.items()}
+    with pytest.raises(EngineError, match="overflowed"):
+        run_layer(np.ones((3, 16)), LayerWeights(huge, config), config)
+
+
 def test_embed_rejects_empty_and_too_long():
     with pytest.raises(EngineError, match="no tokens"):
         embed([], 16)
