@@ -32,6 +32,7 @@ from engine.layer import (
     LayerTrace,
     _rope_tables,
     attend,
+    check_flag,
     check_input,
     mlp_hidden,
     project_qkv,
@@ -144,7 +145,7 @@ def _prepare(x: object, weights: LayerWeights, config: Qwen3Config,
             raise EngineError("a row of the input is zero (or too small to square in float64), "
                               "and a zero vector has no RMS at rms_norm_eps = 0; use "
                               "rms_norm_eps > 0 or a non-zero input")
-    return u, _Branches(weights, config, u.shape[0], bool(causal))
+    return u, _Branches(weights, config, u.shape[0], check_flag(causal, "causal"))
 
 
 def attention_branch(u: object, weights: LayerWeights, config: Qwen3Config,

@@ -209,6 +209,14 @@ def check_input(x: object, config: Qwen3Config) -> np.ndarray:
     return array
 
 
+def check_flag(value: object, name: str) -> bool:
+    """A real bool (numpy's too): ``causal=None`` or ``"yes"`` would run and be stored as given,
+    so a later comparison of traces would read it differently from how the layer ran."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise EngineError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def _check_weights(weights: LayerWeights, config: Qwen3Config) -> None:
     if not isinstance(weights, LayerWeights):
         raise EngineError(f"weights must be LayerWeights, got {type(weights).__name__}")
@@ -225,6 +233,7 @@ def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
     """
     hidden_states = check_input(x, config)
     _check_weights(weights, config)
+    causal = check_flag(causal, "causal")
     with np.errstate(all="ignore"):  # overflow is reported once, in words (see _forward)
         arrays = _forward(hidden_states, weights, config, causal)
     steps = []

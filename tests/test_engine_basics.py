@@ -258,6 +258,19 @@ def test_eps_zero_and_a_zero_vector_names_the_real_cause():
         run_layer(np.ones((3, 16)), LayerWeights(huge, config), config)
 
 
+@pytest.mark.parametrize("causal", [None, "yes", 1, 0.0])
+def test_causal_must_be_a_bool(toy, causal):
+    # a non-bool ran (None as full attention) and was stored as given, so compare_traces later
+    # called a causal=None trace "causal"
+    config, weights = toy
+    x = embed(tokenize("a b c"), 16)
+    with pytest.raises(EngineError, match="causal must be True or False"):
+        run_layer(x, weights, config, causal=causal)
+    with pytest.raises(EngineError, match="causal must be True or False"):
+        engine.substep_layer(x, weights, config, 2, causal=causal)
+    assert run_layer(x, weights, config, causal=np.bool_(False)).causal is False
+
+
 def test_embed_rejects_empty_and_too_long():
     with pytest.raises(EngineError, match="no tokens"):
         embed([], 16)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from engine import LayerWeights, Qwen3Config, embed, run_layer, tokenize
+from engine import EngineError, LayerWeights, Qwen3Config, embed, run_layer, tokenize
 from engine.lenses import (
     attention_facts,
     head_contributions,
@@ -137,3 +137,12 @@ def test_attention_results_frozen():
     facts = attention_facts(run_layer(x, weights, config), weights)
     for array in (ours.output, ours.scores, facts.head_contributions, facts.value_lo):
         assert not array.flags.writeable
+
+
+def test_causal_and_rope_flags_must_be_bools():
+    config, weights, x = setup("toy")
+    for kwargs in ({"causal": None}, {"causal": "no"}, {"rope": 1}):
+        with pytest.raises(EngineError, match="must be True or False"):
+            qwen3_attention(x, weights, config, **kwargs)
+    with pytest.raises(EngineError, match="causal must be True or False"):
+        visible_value_range(np.zeros((1, 2, 3)), None)

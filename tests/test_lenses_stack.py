@@ -125,3 +125,10 @@ def test_stack_results_frozen_and_inputs_checked():
         run_stack(stream(), "pre-norm", n_heads=3)
     with pytest.raises(EngineError, match="init_scale"):
         run_stack(stream(), "pre-norm", init_scale=-1.0)
+
+
+def test_causal_must_be_a_bool():
+    with pytest.raises(EngineError, match="causal must be True or False"):
+        run_stack(stream(), "pre-norm", causal=None)
+    with pytest.raises(EngineError, match="causal must be True or False"):
+        energy_sweep(causal="yes")

@@ -96,3 +96,11 @@ def test_temperature_results_frozen_and_inputs_checked():
         temperature_lens(q, k[:, :3])
     with pytest.raises(EngineError, match="multipliers"):
         entropy_curve(q, k, [1.0, -1.0])
+
+
+def test_causal_must_be_a_bool():
+    q, k = random_qk(n_heads=1, n_tokens=4, head_dim=8)
+    with pytest.raises(EngineError, match="causal must be True or False"):
+        temperature_lens(q, k, causal=None)
+    with pytest.raises(EngineError, match="causal must be True or False"):
+        entropy_curve(q, k, [1.0], causal="yes")

@@ -19,7 +19,7 @@ import numpy as np
 from engine import ops, parallel
 from engine.config import Qwen3Config
 from engine.errors import EngineError
-from engine.layer import LayerTrace, attend, check_input, project_qkv
+from engine.layer import LayerTrace, attend, check_flag, check_input, project_qkv
 from engine.lenses._arrays import frozen, real_array
 from engine.weights import LayerWeights
 
@@ -79,6 +79,7 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
         raise EngineError("weights must be LayerWeights made for this config")
     if isinstance(position_offset, bool) or not isinstance(position_offset, (int, np.integer)):
         raise EngineError(f"position_offset must be a whole number, got {position_offset!r}")
+    causal, rope = check_flag(causal, "causal"), check_flag(rope, "rope")
     w = weights
     t = hidden_states.shape[0]
     n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
@@ -129,7 +130,7 @@ def visible_value_range(values: object, causal: bool) -> tuple[np.ndarray, np.nd
     """``lo, hi [H, T, d]``: min and max of each column of ``values [H, T, d]`` over the keys
     row i may see (j ≤ i when causal, all keys otherwise)."""
     v = real_array("values", values, 3)
-    if causal:
+    if check_flag(causal, "causal"):
         lo = np.minimum.accumulate(v, axis=1)
         hi = np.maximum.accumulate(v, axis=1)
     else:

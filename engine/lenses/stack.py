@@ -31,6 +31,7 @@ import numpy as np
 
 from engine import ops
 from engine.errors import EngineError
+from engine.layer import check_flag
 from engine.lenses._arrays import frozen, non_negative, real_array
 
 Variant = Literal["post-norm", "pre-norm", "no-norm"]
@@ -130,6 +131,7 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
         if variant not in VARIANTS:
             raise EngineError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     x_arr = real_array("input", x, 2)
+    causal = check_flag(causal, "causal")
     t, d = x_arr.shape
     if t < 1 or d < 1:
         raise EngineError(f"input must be [tokens ≥ 1, features ≥ 1], got shape {x_arr.shape}")

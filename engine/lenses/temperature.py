@@ -15,7 +15,7 @@ import numpy as np
 
 from engine import ops
 from engine.errors import EngineError
-from engine.layer import LayerTrace
+from engine.layer import LayerTrace, check_flag
 from engine.lenses._arrays import frozen, positive, real_array
 
 
@@ -77,6 +77,7 @@ def temperature_lens(q: object, k: object, *, multiplier: float = 1.0,
     """
     q_arr, k_arr = _check_qk(q, k)
     multiplier = positive("multiplier", multiplier)
+    causal = check_flag(causal, "causal")
     t, d = q_arr.shape[1], q_arr.shape[2]
     tau = multiplier * np.sqrt(d)
     logits = q_arr @ k_arr.transpose(0, 2, 1)  # [H, T, T]
@@ -107,6 +108,7 @@ def entropy_curve(q: object, k: object, multipliers: object, *,
     """``[M, H, T]`` entropies at each multiplier, for an entropy-vs-τ plot (one pass)."""
     q_arr, k_arr = _check_qk(q, k)
     mult = real_array("multipliers", multipliers, 1)
+    causal = check_flag(causal, "causal")
     if mult.size == 0 or not np.all(mult > 0):
         raise EngineError("multipliers must be a non-empty list of numbers > 0")
     t, d = q_arr.shape[1], q_arr.shape[2]
