@@ -104,3 +104,18 @@ def test_causal_must_be_a_bool():
         temperature_lens(q, k, causal=None)
     with pytest.raises(EngineError, match="causal must be True or False"):
         entropy_curve(q, k, [1.0], causal="yes")
+
+
+def test_a_tau_too_small_for_float64_is_an_engine_error_not_nan():
+    # 5e-324 passes "finite and > 0", but s/τ overflows: inf − inf gave NaN and a RuntimeWarning
+    q, k = random_qk(n_heads=1, n_tokens=4, head_dim=8)
+    for causal in (True, False):
+        with pytest.raises(EngineError, match="use a multiplier of at least"):
+            temperature_lens(q, k, multiplier=5e-324, causal=causal)
+    with pytest.raises(EngineError, match="use a multiplier of at least"):
+        entropy_curve(q, k, [5e-324, 1.0])
+    with pytest.raises(EngineError, match="q·k overflows"):
+        temperature_lens(1e160 * q, 1e160 * k)
+    # as cold as float64 allows is still the frozen, finite limit
+    cold = temperature_lens(q, k, multiplier=1e-300)
+    assert np.all(np.abs(cold.entropy) <= 1e-12) and np.isfinite(cold.slope).all()

@@ -4,7 +4,8 @@
 own attention, τ → 0 freezes each row onto its largest logit, τ → ∞ spreads it evenly over the
 keys it may see (entropy → log(i + 1) for causal row i, E17), and τ = 1 (dropping 1/√d) is
 sharper but not one-hot (E18). Log-probabilities are computed directly (log-sum-exp), never as
-the log of an underflowed 0, so the slope and the entropy stay finite at any τ > 0.
+the log of an underflowed 0, so the slope and the entropy stay finite at any τ > 0 for which
+s/τ is a float64; a τ so small that it is not (below ~1e-300 for unit q, k) is an EngineError.
 """
 
 from __future__ import annotations
@@ -52,6 +53,23 @@ def _check_qk(q: object, k: object) -> tuple[np.ndarray, np.ndarray]:
     return q_arr, k_arr
 
 
+def _logits(q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):  # reported below, in words
+        logits = q @ k.transpose(0, 2, 1)  # [H, T, T]
+    if not np.isfinite(logits).all():
+        raise EngineError("q·k overflows float64; use smaller q and k (the layer's own are "
+                          "bounded by q/k-norm)")
+    return logits
+
+
+def _too_cold(multiplier: float, logits: np.ndarray, d: int) -> EngineError:
+    """s/τ, or what is computed from it, overflowed: name the smallest multiplier that is safe
+    (|s|/τ ≤ 1e150, run_layer's limit, leaves room for the row sums and the slope's products)."""
+    safe = float(np.max(np.abs(logits))) / (1e150 * np.sqrt(d))
+    return EngineError(f"multiplier = {multiplier:g} is too small for these logits: s/τ "
+                       f"overflows float64; use a multiplier of at least {safe:.3g}")
+
+
 def _boltzmann(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``log_probs, probs`` of ``z`` over the last axis with one ``exp``; ``−inf`` stays ``−inf``.
 
@@ -80,12 +98,12 @@ def temperature_lens(q: object, k: object, *, multiplier: float = 1.0,
     causal = check_flag(causal, "causal")
     t, d = q_arr.shape[1], q_arr.shape[2]
     tau = multiplier * np.sqrt(d)
-    logits = q_arr @ k_arr.transpose(0, 2, 1)  # [H, T, T]
+    logits = _logits(q_arr, k_arr)  # [H, T, T]
     visible = ~ops.causal_mask(t) if causal else np.ones((t, t), dtype=bool)
-    with np.errstate(over="ignore"):  # |s|/τ past 1e308 is a τ no slider reaches; inf is honest
+    with np.errstate(all="ignore"):  # |s|/τ past 1e308 (a τ no slider reaches): checked below
         z = np.where(visible, logits / tau, -np.inf)  # [H, T, T]
-    log_probs, probs = _boltzmann(z)
-    entropy = _entropy(log_probs, probs, visible)
+        log_probs, probs = _boltzmann(z)
+        entropy = _entropy(log_probs, probs, visible)
     n_visible = visible.sum(axis=1)  # [T]
     # slope of log p on s within rows: centre both per row over visible keys, then pool
     s_c = np.where(visible, logits - np.sum(np.where(visible, logits, 0.0), -1,
@@ -94,8 +112,11 @@ def temperature_lens(q: object, k: object, *, multiplier: float = 1.0,
     lp_c = np.where(visible, lp_vis - lp_vis.sum(-1, keepdims=True) / n_visible[:, None], 0.0)
     sxx = np.sum(s_c * s_c, axis=(1, 2))
     sxy = np.sum(s_c * lp_c, axis=(1, 2))
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(all="ignore"):
         slope = np.where(sxx > 0, sxy / np.where(sxx > 0, sxx, 1.0), np.nan)
+    if not (np.isfinite(np.where(visible, log_probs, 0.0)).all() and np.isfinite(entropy).all()
+            and np.isfinite(slope[sxx > 0]).all()):
+        raise _too_cold(multiplier, logits, d)
     return TemperatureResult(
         multiplier=multiplier, tau=float(tau), causal=bool(causal), logits=frozen(logits),
         log_probs=frozen(log_probs), probs=frozen(probs), entropy=frozen(entropy),
@@ -113,12 +134,15 @@ def entropy_curve(q: object, k: object, multipliers: object, *,
         raise EngineError("multipliers must be a non-empty list of numbers > 0")
     t, d = q_arr.shape[1], q_arr.shape[2]
     visible = ~ops.causal_mask(t) if causal else np.ones((t, t), dtype=bool)
-    logits = q_arr @ k_arr.transpose(0, 2, 1)  # [H, T, T]
+    logits = _logits(q_arr, k_arr)  # [H, T, T]
     taus = mult * np.sqrt(d)
-    with np.errstate(over="ignore"):
+    with np.errstate(all="ignore"):  # checked below
         z = np.where(visible, logits[None] / taus[:, None, None, None], -np.inf)  # [M,H,T,T]
-    log_probs, probs = _boltzmann(z)
-    return frozen(_entropy(log_probs, probs, visible))
+        log_probs, probs = _boltzmann(z)
+        entropy = _entropy(log_probs, probs, visible)
+    if not np.isfinite(entropy).all():
+        raise _too_cold(float(mult.min()), logits, d)
+    return frozen(entropy)
 
 
 def random_qk(n_heads: int = 4, n_tokens: int = 16, head_dim: int = 128,
