@@ -132,3 +132,31 @@ def test_causal_must_be_a_bool():
         run_stack(stream(), "pre-norm", causal=None)
     with pytest.raises(EngineError, match="causal must be True or False"):
         energy_sweep(causal="yes")
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"alpha": float("nan")}, "alpha must be finite"),
+    ({"gamma": float("inf")}, "gamma must be finite"),
+    ({"beta": float("nan")}, "beta must be finite"),
+    ({"alpha": "a"}, "alpha must be a number"),
+    ({"seed": -1}, "seed must be a whole number >= 0"),
+    ({"d_ff": -1}, "d_ff must be a whole number >= 1"),
+    ({"n_heads": 2.0}, "n_heads must be a whole number"),
+])
+def test_non_finite_or_mistyped_parameters_are_engine_errors(kwargs, fragment):
+    # these ran and came back as NaN labelled an overflow (or a numpy error from inside)
+    with pytest.raises(EngineError, match=fragment):
+        run_stack(stream(), "pre-norm", **kwargs)
+    if "d_ff" not in kwargs:  # energy_sweep has no d_ff
+        with pytest.raises(EngineError, match=fragment):
+            energy_sweep(**kwargs)
+
+
+@pytest.mark.parametrize("variant", ["post-norm", "pre-norm"])
+def test_a_zero_row_at_eps_zero_is_0_over_0_not_an_overflow(variant):
+    x = stream()
+    x[2] = 0.0
+    with pytest.raises(EngineError, match="0/0; use eps > 0"):
+        run_stack(x, variant)
+    assert run_stack(x, variant, eps=1e-6).overflow_layer is None
+    assert run_stack(x, "no-norm", n_layers=2).overflow_layer is None  # no norm, no 0/0

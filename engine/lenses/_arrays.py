@@ -42,6 +42,13 @@ def finite(name: str, value: object) -> float:
     return value
 
 
+def whole(name: str, value: object, low: int = 0) -> int:
+    """A whole number >= ``low`` (an int or numpy integer, not a bool or a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise EngineError(f"{name} must be a whole number >= {low}, got {value!r}")
+    return int(value)
+
+
 def positive(name: str, value: float) -> float:
     """A finite number > 0."""
     value = float(value)

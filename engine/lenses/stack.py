@@ -32,7 +32,7 @@ import numpy as np
 from engine import ops
 from engine.errors import EngineError
 from engine.layer import check_flag
-from engine.lenses._arrays import frozen, non_negative, real_array
+from engine.lenses._arrays import finite, frozen, non_negative, real_array, whole
 
 Variant = Literal["post-norm", "pre-norm", "no-norm"]
 VARIANTS: tuple[Variant, ...] = ("post-norm", "pre-norm", "no-norm")
@@ -136,12 +136,21 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
     if t < 1 or d < 1:
         raise EngineError(f"input must be [tokens ≥ 1, features ≥ 1], got shape {x_arr.shape}")
     n = _check_layers(n_layers)
-    if n_heads < 1 or d % n_heads:
+    n_heads = whole("n_heads", n_heads, 1)
+    if d % n_heads:
         raise EngineError(f"n_heads ({n_heads}) must divide the feature count ({d})")
+    d_ff = 4 * d if d_ff is None else whole("d_ff", d_ff, 1)
     scale = non_negative("init_scale", init_scale)
     eps = non_negative("eps", eps)
-    alpha, gamma, beta = float(alpha), float(gamma), float(beta)
-    unit = _unit_weights(int(seed), d, n_heads, d_ff if d_ff is not None else 4 * d)
+    alpha, gamma, beta = finite("alpha", alpha), finite("gamma", gamma), finite("beta", beta)
+    if eps == 0 and any(v != "no-norm" for v in variants):
+        # a zero row's first norm is 0/0 (post-norm's LN(0 + α·Att(0)) too), not an overflow
+        with np.errstate(over="ignore"):  # a square past 1e308 is Inf, not zero
+            squares = np.add.reduce(x_arr * x_arr, axis=-1)
+        if not np.all(squares):
+            raise EngineError("a row of the input is zero (or too small to square in float64), "
+                              "and its norm at eps = 0 is 0/0; use eps > 0 or a non-zero input")
+    unit = _unit_weights(whole("seed", seed), d, n_heads, d_ff)
     # rows in VARIANTS order, so the normed ones lead and post-norm (if any) is row 0
     order = sorted(set(variants), key=VARIANTS.index)
     n_var, d_k = len(order), d // n_heads
@@ -284,7 +293,8 @@ def energy_sweep(x: object | None = None, *, n_layers: int = MAX_LAYERS, alpha: 
                  n_heads: int = 4, causal: bool = False) -> EnergySweep:
     """All three variants on one input (default: seeded N(0, 1) ``[n_tokens, d_model]``)."""
     if x is None:
-        x = np.random.default_rng([int(seed), 1]).standard_normal((n_tokens, d_model))
+        shape = (whole("n_tokens", n_tokens, 1), whole("d_model", d_model, 1))
+        x = np.random.default_rng([whole("seed", seed), 1]).standard_normal(shape)
     traces = _run(x, VARIANTS, n_layers=n_layers, alpha=alpha, init_scale=init_scale,
                   gamma=gamma, beta=beta, eps=eps, seed=seed, n_heads=n_heads, d_ff=None,
                   causal=causal)
