@@ -146,3 +146,17 @@ def test_causal_and_rope_flags_must_be_bools():
             qwen3_attention(x, weights, config, **kwargs)
     with pytest.raises(EngineError, match="causal must be True or False"):
         visible_value_range(np.zeros((1, 2, 3)), None)
+
+
+def test_attention_facts_needs_the_traces_weights():
+    config, weights, x = setup("toy")
+    trace = run_layer(x, weights, config)
+    # same o_proj shape, other kv heads: accepted before, showing E23 violated by 2.5
+    other = LayerWeights.random(Qwen3Config(num_key_value_heads=4), seed=3)
+    with pytest.raises(EngineError, match="weights were made for"):
+        attention_facts(trace, other)
+    with pytest.raises(EngineError, match="weights must be LayerWeights"):
+        attention_facts(trace, None)
+    with pytest.raises(EngineError, match="trace must be a LayerTrace"):
+        attention_facts(None, weights)
+    assert attention_facts(trace, weights).head_sum_error < 1e-14

@@ -19,7 +19,14 @@ import numpy as np
 from engine import ops, parallel
 from engine.config import Qwen3Config
 from engine.errors import EngineError
-from engine.layer import LayerTrace, attend, check_flag, check_input, project_qkv
+from engine.layer import (
+    LayerTrace,
+    _check_weights,
+    attend,
+    check_flag,
+    check_input,
+    project_qkv,
+)
 from engine.lenses._arrays import frozen, real_array
 from engine.weights import LayerWeights
 
@@ -148,7 +155,13 @@ def logit_bound(weights: LayerWeights, config: Qwen3Config) -> float:
 
 def attention_facts(trace: LayerTrace, weights: LayerWeights) -> AttentionFacts:
     """E19, E22, E23 on a ``run_layer`` trace, ready for a panel."""
+    if not isinstance(trace, LayerTrace):
+        raise EngineError(f"trace must be a LayerTrace from run_layer, got "
+                          f"{type(trace).__name__}")
     config = trace.config
+    # weights of another shape with the same o_proj would pass head_contributions and show
+    # E23 "violated": they must be made for the trace's config, as run_layer checks
+    _check_weights(weights, config)
     h, d = config.num_attention_heads, config.head_dim
     contributions = head_contributions(trace["attn_context"],
                                        weights["self_attn.o_proj.weight"], h)
