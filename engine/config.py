@@ -48,6 +48,8 @@ class Qwen3Config:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise EngineError(f"{name} must be a number, got {value!r}")
+            if isinstance(value, int) and abs(value) > 1e308:  # isfinite would raise
+                raise EngineError(f"{name} must be finite (below 1e308), got a larger int")
             if not math.isfinite(value):
                 raise EngineError(f"{name} must be finite, got {value}")
         if self.rms_norm_eps < 0:
@@ -79,6 +81,9 @@ class Qwen3Config:
         """Build from a mapping; unknown keys are an error so typos do not pass silently."""
         if not isinstance(data, dict):
             raise EngineError(f"a config must be a mapping of fields, got {type(data).__name__}")
+        for key in data:
+            if not isinstance(key, str):
+                raise EngineError(f"config field names must be strings, got {key!r}")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
 from engine import ops, parallel
+from engine._checks import check_config
 from engine.config import Qwen3Config
 from engine.errors import EngineError
 from engine.layer import (
@@ -60,8 +61,7 @@ def _check_finite_result(array: np.ndarray, what: str) -> np.ndarray:
 
 
 def _check_weights(weights: object, config: Qwen3Config) -> None:
-    if not isinstance(config, Qwen3Config):
-        raise EngineError(f"config must be a Qwen3Config, got {type(config).__name__}")
+    check_config(config)
     if not isinstance(weights, LayerWeights):
         raise EngineError(f"weights must be LayerWeights, got {type(weights).__name__}")
     if weights.config != config:
@@ -71,7 +71,10 @@ def _check_weights(weights: object, config: Qwen3Config) -> None:
 def _real(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise EngineError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int past float64's range
+        raise EngineError(f"{name} is too large for float64; use a value below 1e308") from None
     if not math.isfinite(value):
         raise EngineError(f"{name} must be finite, got {value}")
     return value
@@ -482,6 +485,8 @@ def convergence(x: object, weights: LayerWeights, config: Qwen3Config,
     ``_integrate_many``): about 45 ms at the toy size, where 64 sequential sub-steps are the
     floor.
     """
+    if isinstance(ns, (str, bytes)) or not isinstance(ns, Iterable):
+        raise EngineError(f"ns must be a list of sub-step counts such as (1, 2, 4), got {ns!r}")
     ns = tuple(_check_count(n, "every n") for n in ns)
     if not ns:
         raise EngineError("ns must list at least one sub-step count")

@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 
 from engine import ops, parallel
+from engine._checks import as_array, check_config
 from engine.config import MAX_TOKENS, Qwen3Config
 from engine.errors import EngineError
 from engine.weights import LayerWeights
@@ -189,7 +190,8 @@ class LayerTrace:
 
 def check_input(x: object, config: Qwen3Config) -> np.ndarray:
     """Return ``x`` as a float64 ``[T, hidden]`` array or raise a message a person can act on."""
-    array = np.asarray(x)
+    config = check_config(config)
+    array = as_array(x, "input")
     if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
         raise EngineError(f"input must be real numbers, got dtype {array.dtype}")
     if array.ndim != 2:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import ops
+from engine._checks import as_array
 from engine.errors import EngineError
 
 
@@ -32,7 +33,7 @@ _HUGE, _TINY = 1e150, 1e-150
 
 
 def _vector(v: object, min_size: int, name: str = "v") -> np.ndarray:
-    array = np.asarray(v)
+    array = as_array(v, name)
     if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
         raise EngineError(f"{name} must be real numbers, got dtype {array.dtype}")
     if array.ndim != 1:

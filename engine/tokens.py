@@ -87,11 +87,23 @@ def embed(tokens: list[str], hidden_size: int) -> np.ndarray:
     The vector of a token depends only on its text (not its position: Qwen3 puts position in
     through RoPE), and its first ``k`` entries do not depend on ``hidden_size``.
     """
+    if isinstance(tokens, str):
+        raise EngineError("tokens must be a list of strings; pass tokenize(text), not the text")
+    try:
+        tokens = list(tokens)  # a tuple or a numpy array of strings will do too
+    except TypeError:
+        raise EngineError(f"tokens must be a list of strings, got {type(tokens).__name__}"
+                          ) from None
+    for token in tokens:
+        if not isinstance(token, str):
+            raise EngineError(f"tokens must be strings, got {token!r}")
     if not tokens:
         raise EngineError("no tokens: type at least one word or character")
     if len(tokens) > MAX_TOKENS:
         raise EngineError(f"{len(tokens)} tokens is more than the {MAX_TOKENS} the engine takes; "
                           "shorten the text")
+    if isinstance(hidden_size, bool) or not isinstance(hidden_size, (int, np.integer)):
+        raise EngineError(f"hidden_size must be a whole number, got {hidden_size!r}")
     if hidden_size < 1:
         raise EngineError(f"hidden_size must be at least 1, got {hidden_size}")
     half = (hidden_size + 1) // 2

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from engine._checks import as_array, check_config
 from engine.config import Qwen3Config
 from engine.errors import EngineError
 
@@ -20,6 +21,7 @@ _CONFIG_KEY = "__config__"
 
 def weight_shapes(config: Qwen3Config) -> dict[str, tuple[int, ...]]:
     """Every tensor of one layer with its expected shape, in HF's order."""
+    check_config(config)
     d_model, ffn = config.hidden_size, config.intermediate_size
     q_out = config.num_attention_heads * config.head_dim
     kv_out = config.num_key_value_heads * config.head_dim
@@ -51,7 +53,7 @@ STACKS: dict[str, tuple[str, ...]] = {
 def _as_float64(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     if hasattr(value, "detach"):  # a torch tensor: no torch import needed here
         value = value.detach().cpu().double().numpy()
-    array = np.asarray(value)
+    array = as_array(value, name)
     if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
         raise EngineError(f"{name}: expected real numbers, got dtype {array.dtype}")
     if array.shape != shape:
@@ -63,6 +65,12 @@ def _as_float64(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     return array
 
 
+def _check_mapping(tensors: object) -> None:
+    if not isinstance(tensors, Mapping):
+        raise EngineError(f"weights must be a mapping of names to arrays (a dict or a state "
+                          f"dict), got {type(tensors).__name__}")
+
+
 class LayerWeights(Mapping[str, np.ndarray]):
     """Read-only float64 tensors of one layer, validated against a config.
 
@@ -70,6 +78,8 @@ class LayerWeights(Mapping[str, np.ndarray]):
     """
 
     def __init__(self, tensors: Mapping[str, Any], config: Qwen3Config) -> None:
+        check_config(config)
+        _check_mapping(tensors)
         shapes = weight_shapes(config)
         missing = [n for n in shapes if n not in tensors]
         extra = sorted(set(tensors) - set(shapes))
@@ -133,6 +143,9 @@ class LayerWeights(Mapping[str, np.ndarray]):
     @classmethod
     def random(cls, config: Qwen3Config, seed: int = 0) -> LayerWeights:
         """Seeded weights at a sensible scale; norm weights are near 1 but never all ones."""
+        check_config(config)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise EngineError(f"seed must be a whole number >= 0, got {seed!r}")
         rng = np.random.default_rng(seed)
         tensors: dict[str, np.ndarray] = {}
         for name, shape in weight_shapes(config).items():
@@ -145,6 +158,7 @@ class LayerWeights(Mapping[str, np.ndarray]):
     @classmethod
     def from_state_dict(cls, mapping: Mapping[str, Any], config: Qwen3Config) -> LayerWeights:
         """Accept HF names, optionally all under one ``model.layers.N.`` prefix."""
+        _check_mapping(mapping)
         for key in mapping:
             if not isinstance(key, str):
                 raise EngineError(f"weight names must be strings, got {key!r}")

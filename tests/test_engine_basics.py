@@ -271,6 +271,38 @@ def test_causal_must_be_a_bool(toy, causal):
     assert run_layer(x, weights, config, causal=np.bool_(False)).causal is False
 
 
+_X = embed(["a", "b", "c"], 16)
+_W = LayerWeights.random(Qwen3Config(), seed=0)
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: run_layer(_X, _W, None), "config must be a Qwen3Config"),
+    (lambda: run_layer([[1.0] * 16, [1.0] * 15], _W, Qwen3Config()), "rows of equal length"),
+    (lambda: embed(["a"], 16.0), "hidden_size must be a whole number"),
+    (lambda: embed(["a"], None), "hidden_size must be a whole number"),
+    (lambda: embed(["a", 1], 16), "tokens must be strings"),
+    (lambda: embed("a b", 16), "pass tokenize"),
+    (lambda: embed(None, 16), "tokens must be a list of strings"),
+    (lambda: LayerWeights(None, Qwen3Config()), "mapping of names to arrays"),
+    (lambda: LayerWeights(dict(_W), None), "config must be a Qwen3Config"),
+    (lambda: LayerWeights.random(Qwen3Config(), seed=-1), "seed must be a whole number >= 0"),
+    (lambda: LayerWeights.from_state_dict(None, Qwen3Config()), "mapping of names to arrays"),
+    (lambda: Qwen3Config(rope_theta=10**400), "rope_theta must be finite"),
+    (lambda: Qwen3Config.from_dict({1: 2}), "field names must be strings"),
+    (lambda: engine.convergence(_X, _W, Qwen3Config(), ns=None), "ns must be a list"),
+    (lambda: engine.convergence(_X, _W, Qwen3Config(), ns=5), "ns must be a list"),
+    (lambda: engine.rezero_layer(_X, _W, Qwen3Config(), 10**400), "too large for float64"),
+])
+def test_wrong_argument_types_are_engine_errors(call, fragment):
+    with pytest.raises(EngineError, match=fragment):
+        call()
+
+
+def test_embed_takes_any_sequence_of_strings():
+    assert np.array_equal(embed(np.array(["a", "b"]), 16), embed(["a", "b"], 16))
+    assert np.array_equal(embed(("a", "b"), np.int64(16)), embed(["a", "b"], 16))
+
+
 def test_embed_rejects_empty_and_too_long():
     with pytest.raises(EngineError, match="no tokens"):
         embed([], 16)

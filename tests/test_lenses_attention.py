@@ -160,3 +160,18 @@ def test_attention_facts_needs_the_traces_weights():
     with pytest.raises(EngineError, match="trace must be a LayerTrace"):
         attention_facts(None, weights)
     assert attention_facts(trace, weights).head_sum_error < 1e-14
+
+
+def test_wrong_argument_types_are_engine_errors():
+    config, weights, x = setup("toy")
+    trace = run_layer(x, weights, config)
+    with pytest.raises(EngineError, match="non-empty"):
+        visible_value_range(np.zeros((2, 0, 3)), False)
+    with pytest.raises(EngineError, match="n_heads must be a whole number"):
+        head_contributions(trace["attn_context"], weights["self_attn.o_proj.weight"], 2.0)
+    with pytest.raises(EngineError, match="position_offset must be at most 2"):
+        qwen3_attention(x, weights, config, position_offset=10**30)
+    with pytest.raises(EngineError, match="config must be a Qwen3Config"):
+        qwen3_attention(x, weights, None)
+    with pytest.raises(EngineError, match="weights must be LayerWeights"):
+        logit_bound(None, config)

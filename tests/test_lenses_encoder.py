@@ -195,3 +195,18 @@ def test_an_overflowing_input_or_a_bad_skip_is_an_engine_error():
                            (None, "skip must be a number")):
         with pytest.raises(EngineError, match=fragment):
             encoder_block(tokens(0), block, skip=skip)
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: random_block(d_model=2.5), "d_model must be a whole number"),
+    (lambda: random_scheme(seed=-1), "seed must be a whole number >= 0"),
+    (lambda: splitting_lens(tokens(0), random_block(), dt=None), "dt must be a number"),
+    (lambda: lie_splitting(tokens(0), random_scheme(), eps="a"), "eps must be a number"),
+    (lambda: skip_weight("a"), "ω must be a number"),
+    (lambda: encoder_block(tokens(0), None), "block must be of type EncoderBlock"),
+    (lambda: lie_splitting(tokens(0), None), "scheme must be of type SplittingScheme"),
+    (lambda: scheme_from_block(None), "block must be of type EncoderBlock"),
+])
+def test_wrong_argument_types_are_engine_errors(call, fragment):
+    with pytest.raises(EngineError, match=fragment):
+        call()

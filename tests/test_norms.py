@@ -269,6 +269,7 @@ def test_vector_stats():
     (lambda: rmsnorm_radial_projection(np.zeros(0)), "at least 1"),
     (lambda: layernorm_affine_gap(np.arange(3.0), np.zeros(3), np.zeros(3)), "all zeros"),
     (lambda: stationarity_residual(np.arange(3.0), np.arange(4.0)), "same length"),
+    (lambda: compare_norms([[1.0, 2.0], [1.0]]), "rows of equal length"),
 ])
 def test_bad_input_is_an_engine_error(call, fragment):
     with pytest.raises(EngineError, match=fragment):

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from engine._checks import as_array
 from engine.errors import EngineError
 
 
@@ -18,7 +19,7 @@ def frozen(array: object) -> np.ndarray:
 
 def real_array(name: str, value: object, ndim: int) -> np.ndarray:
     """``value`` as a float64 array of ``ndim`` dimensions, or a message a person can act on."""
-    array = np.asarray(value)
+    array = as_array(value, name)
     if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
         raise EngineError(f"{name} must be real numbers, got dtype {array.dtype}")
     if array.ndim != ndim:
@@ -51,15 +52,15 @@ def whole(name: str, value: object, low: int = 0) -> int:
 
 def positive(name: str, value: float) -> float:
     """A finite number > 0."""
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
+    value = finite(name, value)
+    if not value > 0:
         raise EngineError(f"{name} must be a finite number > 0, got {value}")
     return value
 
 
 def non_negative(name: str, value: float) -> float:
     """A finite number >= 0."""
-    value = float(value)
-    if not (math.isfinite(value) and value >= 0):
+    value = finite(name, value)
+    if not value >= 0:
         raise EngineError(f"{name} must be a finite number >= 0, got {value}")
     return value

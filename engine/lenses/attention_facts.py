@@ -27,7 +27,7 @@ from engine.layer import (
     check_input,
     project_qkv,
 )
-from engine.lenses._arrays import frozen, real_array
+from engine.lenses._arrays import frozen, real_array, whole
 from engine.weights import LayerWeights
 
 
@@ -73,6 +73,10 @@ class AttentionFacts:
     logit_bound: float
 
 
+#: Positions offset … offset + T − 1 stay exact float64 integers (below 2**53) for any T.
+_MAX_OFFSET = 2**52
+
+
 def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
                     causal: bool = True, rope: bool = True,
                     position_offset: int = 0) -> AttentionTrace:
@@ -86,6 +90,9 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
         raise EngineError("weights must be LayerWeights made for this config")
     if isinstance(position_offset, bool) or not isinstance(position_offset, (int, np.integer)):
         raise EngineError(f"position_offset must be a whole number, got {position_offset!r}")
+    if abs(int(position_offset)) > _MAX_OFFSET:
+        raise EngineError(f"position_offset must be at most 2**52 in size (RoPE's positions are "
+                          f"float64, exact below 2**53), got {position_offset}")
     causal, rope = check_flag(causal, "causal"), check_flag(rope, "rope")
     w = weights
     t = hidden_states.shape[0]
@@ -123,8 +130,9 @@ def head_contributions(context: object, o_proj_weight: object, n_heads: int) -> 
     ``o_proj.weight [hidden, H·d]`` (HF layout). Their sum over h is o_proj (E23)."""
     c = real_array("context", context, 2)
     w_o = real_array("o_proj_weight", o_proj_weight, 2)
+    n_heads = whole("n_heads", n_heads, 1)
     t, width = c.shape
-    if n_heads < 1 or width % n_heads or w_o.shape[1] != width:
+    if width % n_heads or w_o.shape[1] != width:
         raise EngineError(f"context [T, {width}] and o_proj.weight {w_o.shape} do not split "
                           f"into {n_heads} heads")
     d = width // n_heads
@@ -137,6 +145,8 @@ def visible_value_range(values: object, causal: bool) -> tuple[np.ndarray, np.nd
     """``lo, hi [H, T, d]``: min and max of each column of ``values [H, T, d]`` over the keys
     row i may see (j ≤ i when causal, all keys otherwise)."""
     v = real_array("values", values, 3)
+    if 0 in v.shape:
+        raise EngineError(f"values must be a non-empty [heads, tokens, head_dim], got {v.shape}")
     if check_flag(causal, "causal"):
         lo = np.minimum.accumulate(v, axis=1)
         hi = np.maximum.accumulate(v, axis=1)
@@ -148,6 +158,7 @@ def visible_value_range(values: object, causal: bool) -> tuple[np.ndarray, np.nd
 
 def logit_bound(weights: LayerWeights, config: Qwen3Config) -> float:
     """``√d·max|γ_q|·max|γ_k|``: no scaled logit ``q·k/√d`` can exceed it in size (E22)."""
+    _check_weights(weights, config)
     return float(np.sqrt(config.head_dim)
                  * np.max(np.abs(weights["self_attn.q_norm.weight"]))
                  * np.max(np.abs(weights["self_attn.k_norm.weight"])))

@@ -49,7 +49,7 @@ import numpy as np
 
 from engine import ops
 from engine.errors import EngineError
-from engine.lenses._arrays import finite, frozen, non_negative, positive, real_array
+from engine.lenses._arrays import finite, frozen, non_negative, positive, real_array, whole
 
 SubStepKind = Literal["explicit Euler", "projection", "explicit Euler + projection",
                       "relaxation"]
@@ -218,11 +218,10 @@ def random_block(d_model: int = 16, n_heads: int = 4, d_k: int | None = None, *,
     """A seeded block at a sensible scale. ``d_ff`` defaults to ``d_model`` (the paper's square
     FFN); γ, β are scalars unless ``per_feature_norm``, and never exactly 1 and 0, so no step is
     trivially the identity."""
-    if d_model < 1 or n_heads < 1:
-        raise EngineError("d_model and n_heads must be at least 1")
-    d_k = d_k if d_k is not None else max(1, d_model // n_heads)
-    d_ff = d_ff if d_ff is not None else d_model
-    rng = np.random.default_rng(seed)
+    d_model, n_heads = whole("d_model", d_model, 1), whole("n_heads", n_heads, 1)
+    d_k = whole("d_k", d_k, 1) if d_k is not None else max(1, d_model // n_heads)
+    d_ff = whole("d_ff", d_ff, 1) if d_ff is not None else d_model
+    rng = np.random.default_rng(whole("seed", seed))
     norm_shape: tuple[int, ...] = (d_model,) if per_feature_norm else ()
 
     def gauss(*shape: int, fan_in: int) -> np.ndarray:
@@ -249,10 +248,9 @@ def random_scheme(d_model: int = 16, n_heads: int = 4, d_k: int | None = None, *
     """Seeded random *controls* of the scheme: ``V_h``, ``W_j`` ~ N(0, 1/fan_in), so the
     equal block at Δt = 1 has near-identity FFN weights ``I + W_j`` — the paper's reading of
     an FFN. γ, β as in :func:`random_block`."""
-    if d_model < 1 or n_heads < 1:
-        raise EngineError("d_model and n_heads must be at least 1")
-    d_k = d_k if d_k is not None else max(1, d_model // n_heads)
-    rng = np.random.default_rng(seed)
+    d_model, n_heads = whole("d_model", d_model, 1), whole("n_heads", n_heads, 1)
+    d_k = whole("d_k", d_k, 1) if d_k is not None else max(1, d_model // n_heads)
+    rng = np.random.default_rng(whole("seed", seed))
     norm_shape: tuple[int, ...] = (d_model,) if per_feature_norm else ()
 
     def gauss(*shape: int, fan_in: int) -> np.ndarray:
@@ -276,6 +274,7 @@ def random_scheme(d_model: int = 16, n_heads: int = 4, d_k: int | None = None, *
 def scheme_from_block(block: EncoderBlock, dt: float = 1.0) -> SplittingScheme:
     """The scheme weights that reproduce ``block`` at step ``dt``: ``V_h = W_V,h W_O,h / Δt``,
     ``W_j = (W_j' − I)/Δt``, ``b_j = b_j'/Δt``. Needs a square FFN (d_ff = d)."""
+    _check_model(block, EncoderBlock, "block")
     dt = positive("dt", dt)
     d, h = block.d_model, block.n_heads
     if block.d_ff != d:
@@ -296,6 +295,7 @@ def scheme_from_block(block: EncoderBlock, dt: float = 1.0) -> SplittingScheme:
 def block_from_scheme(scheme: SplittingScheme, dt: float = 1.0) -> EncoderBlock:
     """A block equal to ``scheme`` at step ``dt`` (E2): ``W_V,h = Δt V_h`` with ``W_O,h = I``
     (d_v = d; any factorisation of ``Δt V_h`` works), ``I + Δt W_j``, ``Δt b_j``."""
+    _check_model(scheme, SplittingScheme, "scheme")
     dt = positive("dt", dt)
     d, h = scheme.d_model, scheme.n_heads
     eye = np.eye(d)
@@ -320,7 +320,7 @@ def matched_closing_eps(eps: float, omega: float = 0.5) -> float:
 
 
 def _check_omega(omega: float) -> float:
-    omega = float(omega)
+    omega = finite("relaxation ω", omega)
     if not 0.0 <= omega < 1.0:
         raise EngineError(f"relaxation ω must be in [0, 1), got {omega}")
     return omega
@@ -337,7 +337,7 @@ def encoder_block(x: object, block: EncoderBlock, *, eps: float = 0.0,
                   skip: float = 1.0) -> np.ndarray:
     """The 2017 post-norm block on ``x [T, d]``; ``skip`` weights the second residual's skip
     (1 for the 2017 block, ``ω/(1−ω)`` for the block equal to relaxation ω)."""
-    x = _check_input(x, block.d_model)
+    x = _check_input(x, _check_model(block, EncoderBlock, "block").d_model)
     eps = non_negative("eps", eps)
     skip = finite("skip", skip)
     t = x.shape[0]
@@ -374,6 +374,12 @@ def _layer_norm(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray,
     raise EngineError(f"{what} overflowed; use smaller inputs, weights or γ")
 
 
+def _check_model(model: object, kind: type, name: str) -> object:
+    if not isinstance(model, kind):
+        raise EngineError(f"{name} must be of type {kind.__name__}, got {type(model).__name__}")
+    return model
+
+
 def _check_input(x: object, d: int) -> np.ndarray:
     array = real_array("input", x, 2)
     if array.shape[0] < 1 or array.shape[1] != d:
@@ -389,7 +395,7 @@ def lie_splitting(u0: object, scheme: SplittingScheme, *, dt: float = 1.0,
     ``eps`` is the first LayerNorm's ε; ``closing_eps`` the last one's (default: the same ε,
     which leaves the O(ε) gap of E3; :func:`matched_closing_eps` removes it).
     """
-    u0 = _check_input(u0, scheme.d_model)
+    u0 = _check_input(u0, _check_model(scheme, SplittingScheme, "scheme").d_model)
     dt = positive("dt", dt)
     omega = _check_omega(omega)
     eps = non_negative("eps", eps)

@@ -17,7 +17,7 @@ import numpy as np
 from engine import ops
 from engine.errors import EngineError
 from engine.layer import LayerTrace, check_flag
-from engine.lenses._arrays import frozen, positive, real_array
+from engine.lenses._arrays import frozen, positive, real_array, whole
 
 
 @dataclass(frozen=True)
@@ -148,8 +148,9 @@ def entropy_curve(q: object, k: object, multipliers: object, *,
 def random_qk(n_heads: int = 4, n_tokens: int = 16, head_dim: int = 128,
               seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Seeded ``q, k [H, T, d]`` with unit-normal entries (the E18 setting)."""
-    rng = np.random.default_rng(seed)
-    shape = (n_heads, n_tokens, head_dim)
+    shape = (whole("n_heads", n_heads, 1), whole("n_tokens", n_tokens, 1),
+             whole("head_dim", head_dim, 1))
+    rng = np.random.default_rng(whole("seed", seed))
     return frozen(rng.standard_normal(shape)), frozen(rng.standard_normal(shape))
 
 
@@ -158,5 +159,8 @@ def qk_from_trace(trace: LayerTrace) -> tuple[np.ndarray, np.ndarray]:
 
     Pass ``causal=trace.causal`` to :func:`temperature_lens` with them.
     """
+    if not isinstance(trace, LayerTrace):
+        raise EngineError(f"trace must be a LayerTrace from run_layer, got "
+                          f"{type(trace).__name__}")
     d = trace.config.head_dim
     return trace["q_rope"], trace["kv_repeat"][..., :d]
