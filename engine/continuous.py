@@ -139,6 +139,9 @@ def _prepare(x: object, weights: LayerWeights, config: Qwen3Config,
              causal: bool) -> tuple[np.ndarray, _Branches]:
     _check_weights(weights, config)
     u = check_input(x, config)
+    if not np.abs(u).max() < _OVERFLOW:  # RMSNorm would square it to Inf and quietly give 0
+        raise EngineError("the input has values past 1e150, where RMSNorm's squares overflow; "
+                          "use smaller inputs")
     if config.rms_norm_eps == 0:
         # the first RMSNorm of a zero row is 0/0: say so, not "overflowed" after the NaN (a
         # square past 1e308 is Inf, not zero: that is reported as overflow later)

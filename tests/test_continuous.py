@@ -358,6 +358,16 @@ def test_overflow_is_an_error_not_a_silent_nan():
         substep_layer(x, LayerWeights(huge, config), config, 4)
 
 
+def test_an_input_past_1e150_is_an_error_not_a_quiet_zero_norm():
+    # RMSNorm squares it to Inf and divides it to 0: M(u) came back finite, and wrong
+    config, weights, x = _setup()
+    for call in (lambda u: mlp_branch(u, weights, config),
+                 lambda u: attention_branch(u, weights, config),
+                 lambda u: rezero_layer(u, weights, config, 0.0)):
+        with pytest.raises(EngineError, match="past 1e150"):
+            call(1e200 * x)
+
+
 # --- ReZero (E15) ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("config_name", list(CONFIGS))
