@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -178,26 +180,92 @@ class LayerWeights(Mapping[str, np.ndarray]):
         """Write an ``.npz`` (no pickle) with the config as JSON text beside the tensors."""
         config_json = np.frombuffer(json.dumps(self._config.to_dict()).encode(), dtype=np.uint8)
         tmp = f"{os.fspath(path)}.tmp"
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **self._tensors, **{_CONFIG_KEY: config_json})
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as handle:
+                np.savez(handle, **self._tensors, **{_CONFIG_KEY: config_json})
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # a half-written file is not left behind
+            raise
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> LayerWeights:
-        """Read a file written by :meth:`save`; a corrupt file raises :class:`EngineError`."""
+        """Read a file written by :meth:`save`; anything else raises :class:`EngineError`.
+
+        The config is read first, then every member's name, shape and dtype from its header, and
+        only then the numbers: a small file cannot make this allocate more than the layer's
+        weights (a member's header may claim terabytes; a compressed member may inflate)."""
         try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
+            with zipfile.ZipFile(path) as archive:
+                members = {name.removesuffix(".npy"): name for name in archive.namelist()}
+                config = _read_config(archive, members, path)
+                shapes = weight_shapes(config)
+                unexpected = sorted(set(members) - set(shapes) - {_CONFIG_KEY})
+                if unexpected:
+                    raise EngineError(f"{path}: unexpected weight(s): {', '.join(unexpected)}")
+                arrays = {}
+                for name, shape in shapes.items():
+                    if name not in members:
+                        continue  # LayerWeights names what is missing
+                    with archive.open(members[name]) as member:
+                        arrays[name] = _read_member(member, name, shape, path)
+        except EngineError:
+            raise  # (a ValueError: said in words already)
         except FileNotFoundError:
             raise EngineError(f"no weights file at {path}") from None
-        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-            raise EngineError(f"{path} is not a readable weights file ({exc})") from None
-        if not isinstance(arrays, dict) or _CONFIG_KEY not in arrays:
-            raise EngineError(f"{path} has no layer config; was it written by LayerWeights.save?")
-        try:
-            config = Qwen3Config.from_dict(json.loads(arrays.pop(_CONFIG_KEY).tobytes()))
-        except (UnicodeDecodeError, json.JSONDecodeError, TypeError) as exc:
-            raise EngineError(f"{path}: unreadable layer config ({exc})") from None
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error,
+                MemoryError) as exc:
+            raise EngineError(f"{path} is not a readable weights file: {_reason(exc)}") from None
         return cls(arrays, config)
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, zipfile.BadZipFile):
+        return "not an .npz archive"
+    if isinstance(exc, MemoryError):
+        return "a tensor too large for memory"
+    return str(exc) or type(exc).__name__
+
+
+def _read_config(archive: zipfile.ZipFile, members: dict[str, str],
+                 path: str | os.PathLike[str]) -> Qwen3Config:
+    if _CONFIG_KEY not in members:
+        raise EngineError(f"{path} has no layer config; was it written by LayerWeights.save?")
+    with archive.open(members[_CONFIG_KEY]) as member:
+        raw = _read_member(member, _CONFIG_KEY, None, path)
+    try:
+        return Qwen3Config.from_dict(json.loads(raw.tobytes()))
+    except (UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
+        raise EngineError(f"{path}: unreadable layer config ({exc})") from None
+
+
+#: A config's JSON is a few hundred bytes.
+_MAX_CONFIG_BYTES = 1 << 16
+
+
+def _read_member(member: IO[bytes], name: str, shape: tuple[int, ...] | None,
+                 path: str | os.PathLike[str]) -> np.ndarray:
+    """One ``.npy`` member, its header checked before any number is read (no pickle)."""
+    version = np.lib.format.read_magic(member)
+    if version == (1, 0):
+        found, fortran, dtype = np.lib.format.read_array_header_1_0(member)
+    elif version == (2, 0):
+        found, fortran, dtype = np.lib.format.read_array_header_2_0(member)
+    else:
+        raise EngineError(f"{path}: {name} is stored in an unknown .npy version {version}")
+    if dtype.hasobject:
+        raise EngineError(f"{path}: {name} holds Python objects; only numbers are read")
+    if shape is None:  # the config: bytes
+        if dtype != np.uint8 or len(found) != 1 or found[0] > _MAX_CONFIG_BYTES:
+            raise EngineError(f"{path}: the layer config is not JSON text")
+    elif found != shape:
+        raise EngineError(f"{name}: expected shape {shape}, got {found}")
+    count = int(np.prod(found, dtype=np.int64))
+    data = member.read(count * dtype.itemsize)
+    if len(data) != count * dtype.itemsize:
+        raise EngineError(f"{path}: {name} is cut short")
+    array = np.frombuffer(data, dtype=dtype, count=count)
+    return array.reshape(found, order="F" if fortran else "C")

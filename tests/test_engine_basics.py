@@ -1,13 +1,16 @@
 """Config, weights, tokenizer and the shape contract of run_layer."""
 
+import io
 import subprocess
 import sys
+import zipfile
 
 import numpy as np
 import pytest
 
 import engine
 from engine import EngineError, LayerWeights, Qwen3Config, embed, run_layer, tokenize
+from engine import weights as weights_module
 
 
 @pytest.fixture
@@ -111,6 +114,74 @@ def test_load_rejects_corrupt_and_foreign_files(tmp_path):
         LayerWeights.load(foreign)
     with pytest.raises(EngineError, match="no weights file"):
         LayerWeights.load(tmp_path / "absent.npz")
+
+
+
+def _rewrite(path, tmp_path, change):
+    """A copy of the .npz at ``path`` with ``change(members)`` applied to its name -> bytes."""
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    change(members)
+    out = tmp_path / "changed.npz"
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out
+
+
+def _npy(array):
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, array, allow_pickle=True)
+    return buffer.getvalue()
+
+
+def test_load_checks_names_and_headers_before_reading_numbers(toy, tmp_path, monkeypatch):
+    _config, weights = toy
+    path = tmp_path / "layer.npz"
+    weights.save(path)
+    name = "self_attn.q_proj.weight.npy"
+    # a header claiming a huge shape: refused from the header, nothing allocated
+    huge = bytearray(_npy(np.zeros((16, 16))))
+    huge[:128] = _npy(np.zeros((16, 16)))[:128].replace(b"(16, 16)", b"(9999999, 99999)")
+    bad = _rewrite(path, tmp_path, lambda m: m.update({name: bytes(huge)}))
+    with pytest.raises(EngineError, match=r"q_proj\.weight: expected shape \(16, 16\), got "
+                                          r"\(9999999, 99999\)"):
+        LayerWeights.load(bad)
+    # an unexpected member is refused before any member is inflated (a zip bomb)
+    read = []
+    monkeypatch.setattr(weights_module, "_read_member",
+                        lambda *a, _real=weights_module._read_member: (read.append(a[1]),
+                                                                      _real(*a))[1])
+    bomb = _rewrite(path, tmp_path, lambda m: m.update({"zz.npy": b"\0" * 2_000_000}))
+    with pytest.raises(EngineError, match="unexpected weight"):
+        LayerWeights.load(bomb)
+    assert read == ["__config__"]
+    # a pickled object array is never unpickled
+    pickled = _rewrite(path, tmp_path, lambda m: m.update({name: _npy(
+        np.array([object()] * 4, dtype=object))}))
+    with pytest.raises(EngineError, match="Python objects"):
+        LayerWeights.load(pickled)
+    # a cut-short member, a plain .npy file, a damaged deflate stream
+    short = _rewrite(path, tmp_path, lambda m: m.update({name: m[name][:-8]}))
+    with pytest.raises(EngineError, match="cut short"):
+        LayerWeights.load(short)
+    plain = tmp_path / "plain.npy"
+    np.save(plain, np.zeros(3))
+    with pytest.raises(EngineError, match=r"not an \.npz archive"):
+        LayerWeights.load(plain)
+
+
+def test_a_failed_save_leaves_no_temporary_file(toy, tmp_path, monkeypatch):
+    _config, weights = toy
+    path = tmp_path / "layer.npz"
+
+    def fail(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", fail)
+    with pytest.raises(OSError):
+        weights.save(path)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("text, expected", [
