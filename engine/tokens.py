@@ -76,9 +76,18 @@ def tokenize(text: str) -> list[str]:
                     j += 2
                 else:
                     break
-        tokens.append(text[i:j])
+        piece = text[i:j]
+        if not all(map(_is_invisible, piece)):  # a joiner or selector with nothing to join
+            tokens.append(piece)
         i = j
     return tokens
+
+
+def _is_invisible(ch: str) -> bool:
+    """Zero-width joiner, variation selectors, tag characters: drawn as nothing alone."""
+    cp = ord(ch)
+    return (ch == _ZWJ or 0xFE00 <= cp <= 0xFE0F or 0xE0000 <= cp <= 0xE007F
+            or 0xE0100 <= cp <= 0xE01EF)
 
 
 def embed(tokens: list[str], hidden_size: int) -> np.ndarray:

@@ -194,6 +194,9 @@ def test_a_failed_save_leaves_no_temporary_file(toy, tmp_path, monkeypatch):
     ("café naïve", ["café", "naïve"]),
     ("  \t\n ", []),
     ("a\u200bb\x00c", ["a", "b", "c"]),  # zero-width space and NUL carry no token
+    # a joiner or variation selector with nothing to join is drawn as nothing: no token
+    ("\u200d\u200d \ufe0f word\u200d \U000e0041", ["word"]),
+    ("\u2764\ufe0f", ["\u2764\ufe0f"]),  # with its base it stays
     ("3.14", ["3", ".", "14"]),
 ])
 def test_tokenize(text, expected):
