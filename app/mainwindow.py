@@ -1053,6 +1053,10 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             print(f"dualview: autosave is off ({exc})", file=sys.stderr)
             self.autosave_enabled = False
+            # in the window too: work will not be kept if the app is closed by accident
+            self.notify(self.tr("Autosave is off: the settings folder %1 cannot be used (%2)")
+                        .replace("%1", str(folder)).replace("%2", exc.strerror or str(exc)),
+                        dialog=False)
 
     def _schedule_autosave(self, *_args: object) -> None:
         if self.autosave_enabled:

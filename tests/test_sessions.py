@@ -283,3 +283,12 @@ def test_saving_through_a_link_and_near_the_name_limit(make_window, tmp_path):
     assert len(long_name.name.encode()) > 240
     assert window.save_session(long_name) and sessions.read_session(long_name).text == "second"
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_an_unusable_settings_folder_is_said_in_the_window(make_window, monkeypatch, tmp_path):
+    blocker = tmp_path / "a file, not a folder"
+    blocker.write_text("x")
+    monkeypatch.setenv("DUALVIEW_CONFIG_DIR", str(blocker / "config"))
+    window = make_window(sync=True, text="a")
+    assert not window.autosave_enabled
+    assert "Autosave is off" in window.last_message and "config" in window.last_message

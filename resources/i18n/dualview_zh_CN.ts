@@ -1016,6 +1016,10 @@ after attn.</source>
         <translation>打开会话</translation>
     </message>
     <message>
+        <source>Autosave is off: the settings folder %1 cannot be used (%2)</source>
+        <translation>自动保存已关闭：无法使用设置文件夹 %1（%2）</translation>
+    </message>
+    <message>
         <source>Restore the last session?</source>
         <translation>恢复上次的会话？</translation>
     </message>
