@@ -150,3 +150,20 @@ def test_an_edit_after_the_shown_token_is_not_drawn_again_and_a_change_is(make_w
     assert calls == [1, 1, 1]
     np.testing.assert_array_equal(panel.layer_rms,
                                   window.state.result.trace["post_attention_layernorm"][2])
+
+
+def test_the_axis_follows_a_new_range_without_a_forced_repaint(make_window, qtbot):
+    # FastAxisItem kept the picture of the old range when the label text stayed the same:
+    # after an edit that doubled the range the bars read as half their value
+    window = make_window(sync=True, text="The cat sat on the mat")
+    panel = window.panels["normDock"]
+    axis = panel.graph.getAxis("left")
+    drawn = []
+    real = axis.generateDrawSpecs
+    axis.generateDrawSpecs = lambda p: (drawn.append(list(axis.range)), real(p))[1]
+    panel.graph.grab()  # the axis has a picture of this range
+    before = list(axis.range)
+    window.editor.set_text("我爱北京天安门 and a much longer sentence with many more tokens")
+    qtbot.waitUntil(lambda: list(axis.range) != before)
+    panel.graph.grab()  # paints what is on screen
+    assert drawn and drawn[-1] == list(axis.range)

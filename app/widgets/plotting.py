@@ -110,6 +110,10 @@ class FastAxisItem(pg.AxisItem):
     def _updateLabel(self) -> None:
         html = self.labelString()
         if html == getattr(self, "_label_html", None):
+            # the label's layout stays; the ticks may not: pyqtgraph's setRange (with the
+            # automatic SI prefix on) relies on this call to drop the picture of the old range
+            self.picture = None
+            self.update()
             return
         self._label_html = html
         super()._updateLabel()
