@@ -242,6 +242,8 @@ class MainWindow(QMainWindow):
         self._before_presentation: tuple[bool, float] = (False, 1.0)
         #: the dock layout before presentation mode stacked the columns (restored after it)
         self._layout_before_presentation: QByteArray | None = None
+        #: True while restoreState runs (its hiding of the tour panel is not the person's)
+        self._restoring_layout = False
         #: the text scale presentation mode started at on this screen (Reset text size)
         self._presentation_scale = presentation.PRESENTATION_SCALE
         self.session_path: Path | None = None
@@ -799,14 +801,14 @@ class MainWindow(QMainWindow):
             was_maximized, scale = self._before_presentation
             self.showMaximized() if was_maximized else self.showNormal()
             self.state.set_font_scale(scale)
-            if self._layout_before_presentation is not None:
-                self.restoreState(self._layout_before_presentation, LAYOUT_VERSION)
-                self._layout_before_presentation = None
+            saved, self._layout_before_presentation = self._layout_before_presentation, None
+            if saved is not None:  # once the window has its normal size again
+                QTimer.singleShot(0, partial(self._restore_after_presentation, saved))
         self.restyle_plots()
 
     def stack_columns(self) -> None:
-        """Each default column shows its upper dock at full height, with the others of the
-        column as tabs behind it (docks the person closed or floated are left alone)."""
+        """Each default column shows its upper dock at full height, with the lower one as a
+        tab behind it (docks the person closed or floated are left alone)."""
         for names in DEFAULT_COLUMNS:
             docks = [self.docks[n] for n in names if self.docks[n].isVisible()
                      and not self.docks[n].isFloating()]
@@ -814,6 +816,19 @@ class MainWindow(QMainWindow):
                 self.tabifyDockWidget(docks[0], dock)
             if docks:
                 docks[0].raise_()
+
+    def _restore_after_presentation(self, saved: QByteArray) -> None:
+        """The dock layout from before presentation mode stacked the columns. restoreState
+        hides and shows docks: a running tour keeps its panel (hiding it ends the tour)."""
+        if self.state.presentation:  # (back on before this ran)
+            return
+        touring = self.tour.running
+        self._restoring_layout = True
+        try:
+            self.restoreState(saved, LAYOUT_VERSION)
+        finally:
+            self._restoring_layout = False
+        self.tour_dock.setVisible(touring)
 
     def even_out_columns(self) -> None:
         """Give the docks of each default column equal heights (where they are still there)."""
@@ -1265,6 +1280,8 @@ class MainWindow(QMainWindow):
             self.tour_dock.hide()
 
     def _on_tour_dock_visibility(self, visible: bool) -> None:
+        if self._restoring_layout:
+            return
         if not visible and self.tour.running and self.tour_dock.isHidden():
             self.tour.stop_tour()  # closed with its × button (not just covered or minimised)
 

@@ -8,7 +8,7 @@ import pyqtgraph as pg
 import pytest
 from conftest import wait_for_text
 from PySide6.QtGui import QImage, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QTabBar
 
 from app import palettes, presentation
 from app.docks import LAYOUT_VERSION
@@ -91,9 +91,17 @@ def test_a_small_screen_shows_one_dock_per_column_in_presentation(make_window, q
         assert open_settings().value("window/state") == before
     else:
         assert all(window.tabifiedDockWidgets(top) == [] for top in upper)
+    window.start_tour(2)  # a tour running when presentation mode ends goes on
     window.presentation_action.trigger()
     qtbot.waitUntil(lambda: not any(dock.visibleRegion().isEmpty() for dock in lower + upper))
     assert all(window.tabifiedDockWidgets(top) == [] for top in upper)
+    qtbot.wait(100)
+    assert window.tour.running and window.tour_dock.isVisible()
+    shown_tabs = [{bar.tabText(i) for i in range(bar.count())}
+                  for bar in window.findChildren(QTabBar)
+                  if bar.isVisible() and window.rect().intersects(bar.geometry())]
+    for top in upper:  # no tab bar of the stacked columns is left over the panels
+        assert not any(top.windowTitle() in tabs for tabs in shown_tabs), shown_tabs
 
 
 def test_text_size_steps_are_clamped(make_window):
