@@ -157,6 +157,27 @@ def test_appending_a_token_reports_rounding_not_bitwise(make_window):
     assert panel.grid_source.shape == (6, len(STEP_NAMES))
 
 
+
+def test_appending_with_the_mask_off_is_no_rounding_claim(make_window):
+    window = make_window(sync=True, text="x")
+    window.causal_action.setChecked(False)
+    panel = _edit(window, DEMO, DEMO + " today")
+    assert not window.state.result.causality.exact
+    assert panel.badge.text() == "EXACT · E11"  # not E12's 'agrees up to rounding'
+    verdict = panel.verdict_plain
+    assert "Mask off: earlier rows changed" in verdict and "rounding" not in verdict
+    # the row-wise steps before attention differ only by rounding after a change of length
+    assert "from step 12 attn_probs on" in panel.detail.text()
+
+
+@pytest.mark.parametrize("after", ["z b c d", "z b"])
+def test_a_changed_first_token_makes_no_claim_about_earlier_rows(make_window, after):
+    window = make_window(sync=True, text="x")
+    panel = _edit(window, "a b c", after)  # a new length too
+    assert window.state.result.causality.first_changed == 0
+    assert "The first token changed: there are no earlier rows" in panel.verdict_plain
+
+
 def test_pinned_baseline_is_compared_until_released(make_window, qtbot):
     window = make_window(sync=True, text=DEMO)
     panel = _panel(window)

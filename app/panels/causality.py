@@ -77,6 +77,10 @@ INFO = "#1f5fa8"
 QUIET = "quiet"
 
 
+#: PAPER E12's tolerance: after a change of length the common prefix agrees to this (allclose)
+E12_ATOL = 1e-12
+
+
 def abs_diff(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     """|after − before| for display, with equal entries (also −∞ against −∞) exactly 0.
 
@@ -618,8 +622,16 @@ class CausalityPanel(Panel):
             "%2", self._token(tokens_after, k))
         earlier = report.max_earlier_diff
         self.earlier_max = earlier
-        if report.num_tokens_before != report.num_tokens_after:
-            # PAPER E12: a new shape; the common prefix agrees only up to rounding
+        if k == 0:
+            self._set_verdict(QUIET, self.tr("The first token changed: there are no earlier "
+                                             "rows to check"))
+            self.detail.setText(compared)
+            self.hint.setText(self.tr("Edit a later token — e.g. <b>the last word</b> — and "
+                                      "watch the rows before it."))
+            return
+        if causal and report.num_tokens_before != report.num_tokens_after:
+            # PAPER E12: a new shape; the common prefix agrees only up to rounding (with the
+            # mask off the earlier rows read the new tokens: the mask-off verdict below)
             self.badge.set_claim("EXACT", "E12")
             what = (self.tr("appended") if report.num_tokens_after > report.num_tokens_before
                     else self.tr("removed"))
@@ -644,13 +656,6 @@ class CausalityPanel(Panel):
                 "For the bitwise test keep the token count: <b>edit the last word</b> instead "
                 "of adding or removing one."))
             return
-        if k == 0:
-            self._set_verdict(QUIET, self.tr("The first token changed: there are no earlier "
-                                             "rows to check"))
-            self.detail.setText(compared)
-            self.hint.setText(self.tr("Edit a later token — e.g. <b>the last word</b> — and "
-                                      "watch the rows before it."))
-            return
         if causal and report.exact:
             self._set_verdict(GOOD, self.tr(
                 "Every row before %1 is bitwise identical (max |Δ| = 0)").replace("%1", k_token))
@@ -669,7 +674,10 @@ class CausalityPanel(Panel):
                 "Next: turn the mask off (View ▸ Causal mask, key M) and edit the last word "
                 "again."))
         else:
-            changed_steps = [n for n in report.step_names if report.earlier_max_abs_diff[n] > 0
+            # after a change of length, rounding (E12: up to ~1e-12) is not a change
+            floor = 0.0 if report.num_tokens_before == report.num_tokens_after else E12_ATOL
+            changed_steps = [n for n in report.step_names
+                             if report.earlier_max_abs_diff[n] > floor
                              and (n != "attn_scores" or not causal)]
             first_step = changed_steps[0] if changed_steps else ""
             if causal:
