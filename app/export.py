@@ -35,7 +35,8 @@ class ExportError(RuntimeError):
 
 
 def provenance(result: Result | None, *, seed: int, causal: bool, step: str | None = None,
-               head: int | None = None, columns: str | None = None) -> dict[str, Any]:
+               head: int | None = None, columns: str | None = None,
+               query_head: int | None = None) -> dict[str, Any]:
     """What a figure or a table needs to be reproduced, as plain JSON-able values."""
     meta: dict[str, Any] = {"app": f"Dual View {__version__}"}
     if result is not None and result.ok:
@@ -49,7 +50,9 @@ def provenance(result: Result | None, *, seed: int, causal: bool, step: str | No
         meta["step"] = {"index": info.index, "name": info.name, "formula": info.formula,
                         "axes": list(info.axes)}
     if head is not None:
-        meta["head"] = head
+        meta["head"] = head  # an index into the step's head axis (kv heads for k/v steps)
+    if query_head is not None:
+        meta["query_head"] = query_head  # the query head selected, which reads kv head "head"
     if columns is not None:
         meta["columns"] = columns
     return meta

@@ -1179,16 +1179,22 @@ class MainWindow(QMainWindow):
     def _meta(self, *, step: bool = True) -> dict[str, object]:
         heat = self.panels.get("heatmapDock")
         info_step = self.state.step if step else None
-        head = None
-        if step and self.state.result is not None and "head" in \
-                self.state.result.trace.step(self.state.step).axes:
+        head = query_head = None
+        result = self.state.result
+        if step and result is not None and "head" in result.trace.step(self.state.step).axes:
             head = self.state.head
+            shown = result.trace.step(self.state.step)
+            if shown.array.shape[shown.axes.index("head")] != \
+                    result.trace.config.num_attention_heads:
+                # a key/value step: the matrix is the kv head this query head reads (GQA);
+                # "head" indexes the step's own head axis, as trace[step][head] does
+                query_head, head = head, head // result.trace.config.group_size
             if heat is not None and getattr(heat, "all_heads", None) is not None \
                     and heat.all_heads.isChecked():
-                head = "all"
-        return exporting.provenance(self.state.result, seed=self.state.seed,
-                                    causal=self.state.causal, step=info_step,
-                                    head=head)  # type: ignore[arg-type]
+                head, query_head = "all", None
+        return exporting.provenance(result, seed=self.state.seed, causal=self.state.causal,
+                                    step=info_step, head=head,  # type: ignore[arg-type]
+                                    query_head=query_head)
 
     def export_panel(self, name: str | None, path: str | os.PathLike[str]) -> bool:
         """A dock's panel (or the whole window when ``name`` is None) as PNG or SVG, by the

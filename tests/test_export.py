@@ -86,6 +86,19 @@ def test_the_step_matrix_exports_to_npy_with_a_sidecar(window, tmp_path):
     assert meta["shape"] == list(loaded.shape)
 
 
+
+def test_a_key_value_step_records_the_kv_head_it_exports(window, tmp_path):
+    window.state.set_step("k_rope")  # 2 kv heads; query head 3 reads kv head 1 (GQA)
+    window.state.set_head(3)
+    path = tmp_path / "k.npy"
+    assert window.export_step(path)
+    meta = json.loads((tmp_path / "k.npy.json").read_text("utf-8"))
+    assert meta["head"] == 1 and meta["query_head"] == 3
+    np.testing.assert_array_equal(np.load(path), window.state.result.trace["k_rope"][meta["head"]])
+    assert window.export_step(tmp_path / "k.csv")
+    assert "# head: 1" in (tmp_path / "k.csv").read_text("utf-8")
+
+
 def test_all_steps_export_to_one_npz_without_pickle(window, tmp_path):
     path = tmp_path / "all.npz"
     assert window.export_all_steps(path)
