@@ -56,3 +56,22 @@ def test_key_token_labels_thin_out_instead_of_overlapping(qtbot):
     assert all(text for text in _shown(view))
     view.resize(1200, 400)
     qtbot.waitUntil(lambda: [t for t in _shown(view) if t] == [t for t in sparse if t])
+
+
+def test_row_labels_thin_out_in_a_short_plot(qtbot):
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    labels = [f"{i} w{i}" for i in range(30)]
+    view.set_matrix(np.zeros((30, 4)), (0.0, 1.0), "dv-blues", labels)
+    view.resize(400, 1200)
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.waitUntil(lambda: len(view._row_ticks[0]) == 30)  # room for all
+    view.resize(400, 220)  # ~5 px a row for ~14 px of text
+    qtbot.waitUntil(lambda: len(view._row_ticks[0]) < 30)
+    axis = view.plot.getAxis("left")
+    line = QFontMetrics(axis.style["tickFont"] or axis.font()).height()
+    row = view.plot.getViewBox().height() / 30
+    positions = [pos for pos, _text in view._row_ticks[0]]
+    assert min(b - a for a, b in pairwise(positions)) * row >= line
+    assert view._row_ticks[0][0][1] == "0 w0"

@@ -82,7 +82,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         # empty corner (pyqtgraph hides a label that crosses its axis's ends)
         self.plot.getAxis("bottom").setStyle(hideOverlappingLabels=_LABEL_OVERFLOW_PX)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
-        self.plot.getViewBox().sigResized.connect(self._update_col_ticks)
+        self.plot.getViewBox().sigResized.connect(self._update_ticks)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
     @property
@@ -123,10 +123,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         rows = tuple(row_labels)
         if rows != self._row_labels:
             self._row_labels = rows
-            row_ticks = _ticks(rows)
-            if row_ticks != self._row_ticks:
-                self._row_ticks = row_ticks
-                self.plot.getAxis("left").setTicks(row_ticks)
+            self._update_row_ticks()
         cols = tuple(col_labels) if col_labels is not None else ()
         if cols != self._col_labels:
             self._col_labels = cols
@@ -142,30 +139,46 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             self.plot.getViewBox().setRange(xRange=(0, data.shape[1]),
                                             yRange=(0, data.shape[0]), padding=0)
 
-    def _update_col_ticks(self, _view: object = None) -> None:
+    def _update_ticks(self, _view: object = None) -> None:
+        self._update_row_ticks()
+        self._update_col_ticks()
+
+    def _update_row_ticks(self) -> None:
+        """Token labels beside the rows, every k-th one where one above the other they would
+        overlap at the plot's current height (~30 tokens in a default-sized dock)."""
+        rows = self._row_labels
+        row_ticks = _ticks(rows, self._stride(rows, "left"))
+        if row_ticks != self._row_ticks:
+            self._row_ticks = row_ticks
+            self.plot.getAxis("left").setTicks(row_ticks)
+
+    def _update_col_ticks(self) -> None:
         """Key-token labels under the columns, every k-th one when side by side they would
         overlap at the plot's current width (a narrow dock, large text)."""
         cols = self._col_labels
-        col_ticks = _ticks(cols, self._col_stride(cols)) if cols else None
+        col_ticks = _ticks(cols, self._stride(cols, "bottom")) if cols else None
         if col_ticks != self._col_ticks:
             self._col_ticks = col_ticks
             self.plot.getAxis("bottom").setTicks(col_ticks)
 
-    def _col_stride(self, labels: tuple[str, ...]) -> int:
-        width = self.plot.getViewBox().width()
-        if width <= 0:
-            return 1  # not laid out yet: the resize that follows decides
+    def _stride(self, labels: tuple[str, ...], side: str) -> int:
+        """Show every how-many-th label on ``side`` so that no two overlap (1: all)."""
+        view = self.plot.getViewBox()
+        length = view.width() if side == "bottom" else view.height()
         shown = [i for i, text in enumerate(labels) if text]  # a caller may blank some
-        if not shown:
-            return 1
-        axis = self.plot.getAxis("bottom")
+        if length <= 0 or not shown:
+            return 1  # not laid out yet: the resize that follows decides
+        axis = self.plot.getAxis(side)
         metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
-        widest = max(metrics.horizontalAdvance(labels[i]) for i in shown)
-        needed = widest + _LABEL_GAP_SPACES * metrics.horizontalAdvance(" ")
-        columns = int(np.ceil(needed / (width / len(labels))))  # apart, for room
-        # labels blanked every k-th (the causality panel's) already stand k columns apart
+        if side == "bottom":
+            needed = (max(metrics.horizontalAdvance(labels[i]) for i in shown)
+                      + _LABEL_GAP_SPACES * metrics.horizontalAdvance(" "))
+        else:
+            needed = metrics.height()
+        cells = int(np.ceil(needed / (length / len(labels))))  # apart, for room
+        # labels blanked every k-th (the causality panel's) already stand k cells apart
         spacing = min((b - a for a, b in pairwise(shown)), default=1)
-        return 1 if spacing >= columns else spacing * int(np.ceil(columns / spacing))
+        return 1 if spacing >= cells else spacing * int(np.ceil(cells / spacing))
 
     def clear_matrix(self) -> None:
         self._data = None
