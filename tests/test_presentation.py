@@ -187,3 +187,14 @@ def test_the_selftest_screenshots_every_view(tmp_path, flags):
                    for x in range(0, image.width(), 23) for y in range(0, image.height(), 23))
         total = len(range(0, image.width(), 23)) * len(range(0, image.height(), 23))
         assert dark > total / 2
+
+
+def test_no_axis_puts_an_si_prefix_on_its_numbers(make_window):
+    # pyqtgraph's automatic prefix wrote "query token i (x0.001)" under a one-token axis
+    from app.docks import DOCKS
+
+    window = make_window(sync=True, text="a")
+    for spec in DOCKS:
+        window.panels.get(spec.object_name)  # every panel, the lenses' too
+    found = [a for a in axes(window) if a.labelText]  # (a prefix shows in the label)
+    assert len(found) > 10 and not [a.labelText for a in found if a.autoSIPrefix]

@@ -22,6 +22,7 @@ from app.compute import Result, convergence_max_tokens, convergence_skipped
 from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
+from app.widgets.plotting import plain_numbers
 from engine.continuous import Convergence
 
 EULER_COLOUR = (40, 90, 200)
@@ -54,6 +55,7 @@ class ConvergencePanel(LensPanel):
         self.show_layer = QCheckBox()
         self.show_layer.setObjectName("showLayerDistance")
         self.plot = pg.PlotWidget()
+        plain_numbers(self.plot)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.setLogMode(x=True, y=True)

@@ -39,7 +39,7 @@ from app import theme
 from app.compute import Result
 from app.panels.lens_temperature import LensHeader, LensPanel, LogSlider, badge_tip, pick
 from app.scheduler import LatestWinsWorker
-from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only
+from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only, plain_numbers
 from engine.lenses import MAX_LAYERS, VARIANTS, EnergySweep, energy_sweep
 
 #: the readout's colours of post-norm, pre-norm and no norm (as in its translated text)
@@ -116,6 +116,7 @@ class EnergyPanel(LensPanel):
         axes = fast_axes()
         axes["left"] = DecadeAxis("left")
         self.plot = pg.PlotWidget(axisItems=axes)
+        plain_numbers(self.plot)
         left_bottom_only(self.plot)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()

@@ -30,6 +30,7 @@ from app.compute import Result
 from app.panels.lens_temperature import LensHeader, LensPanel, LogSlider, badge_tip, pick
 from app.state import AppState
 from app.widgets.heatmap import display_array
+from app.widgets.plotting import plain_numbers
 from engine.lenses import SplittingResult, matched_closing_eps, random_scheme, splitting_lens
 
 #: Sentences larger than this use a seeded random 8 × 16 input instead.
@@ -107,6 +108,7 @@ class SplittingPanel(LensPanel):
 
         # one plot holds all ten small heatmaps (one scene is far cheaper than ten plots)
         self.canvas = pg.PlotWidget()
+        plain_numbers(self.canvas)
         self.canvas.setMenuEnabled(False)
         self.canvas.hideButtons()
         self.canvas.hideAxis("left")

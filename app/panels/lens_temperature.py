@@ -35,6 +35,7 @@ from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.heatmap import HeatmapView
+from app.widgets.plotting import plain_numbers
 from engine.lenses import entropy_curve, random_qk, temperature_lens
 
 # --------------------------------------------------------------------------------------------
@@ -212,6 +213,7 @@ class TemperaturePanel(LensPanel):
         self.view = HeatmapView()
         self.view.setMinimumWidth(180)
         self.entropy_plot = pg.PlotWidget()
+        plain_numbers(self.entropy_plot)
         self.entropy_plot.setMenuEnabled(False)
         self.entropy_plot.getViewBox().setMouseEnabled(x=False, y=False)
         self.entropy_plot.hideButtons()
@@ -229,6 +231,7 @@ class TemperaturePanel(LensPanel):
                                                           colCount=3)
 
         self.curve_plot = pg.PlotWidget()
+        plain_numbers(self.curve_plot)
         self.curve_plot.setMenuEnabled(False)
         self.curve_plot.hideButtons()
         self.curve_plot.getViewBox().setMouseEnabled(x=False, y=False)

@@ -70,6 +70,9 @@ class FastAxisItem(pg.AxisItem):
         self._raster_key: tuple | None = None
         self._raster: QPixmap | None = None
         super().__init__(*args, **kwargs)
+        # token indices, features and values read as they are: no "(x0.001)" on an axis whose
+        # range is ±0.6 (a one-token sentence's token axis)
+        self.enableAutoSIPrefix(False)
 
     @debug.warnOnException  # an exception escaping a paint() takes Qt down
     def paint(self, p: QPainter, opt: object, widget: object) -> None:
@@ -167,6 +170,13 @@ def fast_axes() -> dict[str, FastAxisItem]:
     ones too: restyling visits them after every redraw). pyqtgraph shows every axis it is
     given: call :func:`left_bottom_only` on the plot afterwards."""
     return {name: FastAxisItem(name) for name in ("left", "bottom", "right", "top")}
+
+
+def plain_numbers(plot: pg.PlotItem | pg.PlotWidget) -> None:
+    """Tick numbers as they are on every axis: pyqtgraph's automatic SI prefix put
+    "(x0.001)" on a one-token sentence's token axis (range ±0.6)."""
+    for side in ("left", "bottom", "right", "top"):
+        plot.getAxis(side).enableAutoSIPrefix(False)
 
 
 def left_bottom_only(plot: pg.PlotItem | pg.PlotWidget) -> None:
