@@ -46,7 +46,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="start in presentation mode (full screen, larger text)")
     parser.add_argument("--tour", type=int, metavar="STOP",
                         help="start the guided tour at this stop (1 = the first)")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.screenshot is not None and not args.selftest:
+        parser.error("--screenshot needs --selftest (the running app exports from File)")
+    if args.screenshot == "":
+        parser.error("--screenshot needs a file name")
+    if args.tour is not None:
+        from app.tour import STOPS
+
+        if not 1 <= args.tour <= len(STOPS):
+            parser.error(f"--tour must be a stop from 1 to {len(STOPS)}, got {args.tour}")
+    return args
 
 
 def start_language(args: argparse.Namespace) -> str:
@@ -95,12 +105,18 @@ def build_app(argv: list[str]) -> object:
 
 def run_selftest(window: object, app: object, screenshot: str | None) -> int:
     """Wait (processing events) until every visible panel is current, then screenshot."""
+    import engine
+
     deadline = time.monotonic() + SELFTEST_TIMEOUT_S
     while time.monotonic() < deadline:
         app.processEvents()  # type: ignore[attr-defined]
         state = window.state  # type: ignore[attr-defined]
         if state.error:
             print(f"selftest: engine error: {state.error}", file=sys.stderr)
+            return 1
+        if not engine.tokenize(state.text):  # the empty state: no panel has anything to draw
+            print("selftest: the text has no tokens, so there is nothing to draw; give --text "
+                  "a word", file=sys.stderr)
             return 1
         if (state.result is not None and state.convergence is not None
                 and window.all_panels_current()):  # type: ignore[attr-defined]
@@ -182,7 +198,7 @@ def _main(argv: list[str] | None) -> int:
     QTimer.singleShot(0, resume_gc)  # once the event loop runs: the first paint is under way
     if args.presentation:
         window.set_presentation(True)
-    if args.tour:
+    if args.tour is not None:
         window.start_tour(args.tour - 1)
     if not args.selftest:
         window.offer_recovery()  # non-modal; only after a crash or a kill

@@ -211,6 +211,28 @@ def test_selftest_writes_a_screenshot(tmp_path):
     assert len(colours) > 20  # not blank
 
 
+
+@pytest.mark.parametrize("args, words", [
+    (["--tour", "0"], "--tour must be a stop from 1 to"),
+    (["--tour", "999"], "--tour must be a stop from 1 to"),
+    (["--screenshot", "x.png"], "--screenshot needs --selftest"),
+    (["--selftest", "--screenshot", ""], "--screenshot needs a file name"),
+])
+def test_command_line_mistakes_are_said_at_once(args, words, capsys):
+    from app.__main__ import parse_args
+
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(args)
+    assert exit_.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_a_selftest_of_a_text_without_tokens_says_so_at_once(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DUALVIEW_CONFIG_DIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "app", "--selftest", "--text", "  \u200b "],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 1 and "has no tokens" in proc.stderr  # (it waited 30 s)
+
+
 def test_a_very_long_token_is_shortened_wherever_it_is_drawn(make_window, qtbot):
     # one unbroken 100 000-letter paste is one token: drawn whole into axis labels it took
     # seconds of text layout and then crashed Qt's raster engine
