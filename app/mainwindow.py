@@ -126,6 +126,18 @@ def is_typing_widget(widget: QWidget | None) -> bool:
     return isinstance(widget, _TYPING_WIDGETS)
 
 
+#: Keys a focused drop-down list (not editable) walks its items with.
+#: (PageUp / PageDown stay the tour's: a presenter's clicker sends them.)
+_LIST_KEYS = {Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_Home, Qt.Key.Key_End}
+
+
+def wants_key(widget: QWidget | None, key: Qt.Key, typed: bool) -> bool:
+    """Whether a bare ``key`` belongs to the focused ``widget`` rather than a shortcut."""
+    if is_typing_widget(widget):
+        return key in GUARDED_KEYS or typed
+    return isinstance(widget, QComboBox) and key in _LIST_KEYS  # (Down walked the steps)
+
+
 class KeyGuard(QObject):
     """Application event filter: bare keys stay with the widget that types or slides, Esc
     leaves the text field, and Ctrl+Z in the text field undoes through the state's history
@@ -161,8 +173,7 @@ class KeyGuard(QObject):
             mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
             bare = mods in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ShiftModifier)
             typed = event.text() != "" and event.text().isprintable()
-            if bare and is_typing_widget(focus) and (
-                    Qt.Key(event.key()) in GUARDED_KEYS or typed):
+            if bare and wants_key(focus, Qt.Key(event.key()), typed):
                 event.accept()  # the focused widget wants this key, not a shortcut
                 return True
             return False

@@ -110,6 +110,18 @@ def test_spin_boxes_keep_their_arrow_keys(make_window, qtbot):
     assert window.state.head == 1 and window.state.step == "attn_probs"
 
 
+
+def test_a_focused_drop_down_list_keeps_its_arrow_keys(make_window, qtbot):
+    window, _tree = ready(make_window, qtbot)
+    box = window.panels["attentionDock"].query_box  # not editable
+    window.state.set_step("attn_probs")
+    window.state.set_query(0)
+    box.setFocus()
+    qtbot.waitUntil(box.hasFocus)
+    qtbot.keyClick(box, Qt.Key.Key_Down)  # (it walked to the next step)
+    assert window.state.query == 1 and window.state.step == "attn_probs"
+
+
 def test_ctrl_z_and_ctrl_shift_z_undo_and_redo_text_edits(make_window, qtbot):
     window, tree = ready(make_window, qtbot, text="one")
     window.state.history_merge_s = 0  # every edit its own undo step
