@@ -131,3 +131,17 @@ def test_a_tau_too_small_for_float64_is_an_engine_error_not_nan():
 def test_wrong_argument_types_are_engine_errors(call, fragment):
     with pytest.raises(EngineError, match=fragment):
         call()
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_entropy_curve_of_some_rows_is_those_rows_of_the_full_curve(causal):
+    q, k = random_qk(n_heads=2, n_tokens=90, head_dim=16, seed=3)
+    mults = np.logspace(-3, 3, 41)
+    full = entropy_curve(q, k, mults, causal=causal)
+    rows = np.array([0, 7, 45, 89])
+    np.testing.assert_array_equal(entropy_curve(q, k, mults, causal=causal, rows=rows),
+                                  full[:, :, rows])  # bit for bit
+    with pytest.raises(EngineError, match="rows must be"):
+        entropy_curve(q, k, mults, rows=[90])
+    with pytest.raises(EngineError, match="rows must be"):
+        entropy_curve(q, k, mults, rows=[])

@@ -95,6 +95,22 @@ def test_temperature_at_sqrt_d_is_the_layers_own_attention(make_window, qtbot):
     assert y[-1] == pytest.approx(math.log(3), abs=1e-3)
 
 
+
+def test_a_long_text_draws_some_rows_curves_and_the_selected_rows_exactly(make_window, qtbot):
+    from app.panels.lens_temperature import CURVE_MULTS, CURVE_ROWS
+    from engine.lenses import entropy_curve
+
+    text = " ".join(f"w{i}" for i in range(300))
+    window = make_window(sync=True, text=text)
+    panel = show(window, qtbot, "lensTemperatureDock")
+    assert panel._curve.shape == (CURVE_MULTS.size, CURVE_ROWS)  # not 300 rows' M·T² exps
+    window.state.set_query(137)  # (not one of the drawn rows)
+    assert 137 not in panel._curve_rows
+    _x, y = panel.row_curve.getData()
+    full = entropy_curve(panel._q, panel._k, CURVE_MULTS)[:, 0, 137]
+    np.testing.assert_array_equal(y, full)
+
+
 def test_temperature_slider_moves_heatmap_entropy_and_slope(make_window, qtbot):
     window = make_window(sync=True, text="The cat sat on the mat")
     panel = show(window, qtbot, "lensTemperatureDock")

@@ -172,6 +172,8 @@ def badge_tip(widget: QWidget, kind: str) -> str:
 MULT_LO, MULT_HI = 1e-3, 1e3
 #: Multipliers of the entropy-vs-τ curve (computed once per result and head).
 CURVE_MULTS = np.logspace(math.log10(MULT_LO), math.log10(MULT_HI), 121)
+#: At most this many query rows get a thin curve in the entropy-against-τ plot.
+CURVE_ROWS = 64
 #: |log τ| below this counts as "τ = 1" for the E18 note (about one slider step each side).
 TAU_ONE_TOLERANCE = 0.02
 
@@ -298,7 +300,9 @@ class TemperaturePanel(LensPanel):
         self._q: np.ndarray | None = None
         self._k: np.ndarray | None = None
         self._causal = True
-        self._curve: np.ndarray | None = None  # [M, T] entropy of each row vs multiplier
+        self._curve: np.ndarray | None = None  # [M, rows] entropy of some rows vs multiplier
+        self._curve_rows = np.zeros(0, dtype=int)  # which rows (all up to CURVE_ROWS tokens)
+        self._row_curves: dict[int, np.ndarray] = {}  # other rows' curves, as asked for
         self._layer_entropy: np.ndarray | None = None
         self._labels: list[str] = []
         self._e18_reference = _e18_reference()
@@ -378,8 +382,14 @@ class TemperaturePanel(LensPanel):
             self._k = trace["k_rope"][kv_head][None]  # [1, T, d]
             self._causal = trace.causal
             self.head_dim = config.head_dim
-            self._curve = entropy_curve(self._q, self._k, CURVE_MULTS,
-                                        causal=self._causal)[:, 0]  # [M, T]
+            t = self._q.shape[1]
+            # a long text draws some rows' curves (every row: M·T² exps on this thread, 100 s
+            # and gigabytes at 2048 tokens); the selected row's is computed when asked for
+            self._curve_rows = (np.arange(t) if t <= CURVE_ROWS else
+                                np.unique(np.linspace(0, t - 1, CURVE_ROWS).round().astype(int)))
+            self._curve = entropy_curve(self._q, self._k, CURVE_MULTS, causal=self._causal,
+                                        rows=self._curve_rows)[:, 0]  # [M, rows]
+            self._row_curves: dict[int, np.ndarray] = {}
             self._layer_entropy = temperature_lens(self._q, self._k, multiplier=1.0,
                                                    causal=self._causal).entropy[0]
             labels = result.labels
@@ -393,8 +403,9 @@ class TemperaturePanel(LensPanel):
             top = float(np.log(t)) * 1.08 + 0.05
             self.entropy_plot.setYRange(0, top * 1.3, padding=0)  # room for the legend
             self.curve_plot.setYRange(0, top, padding=0)
-            xs = np.tile(np.append(CURVE_MULTS * math.sqrt(self.head_dim), np.nan), t)
-            ys = np.concatenate([np.append(self._curve[:, i], np.nan) for i in range(t)])
+            rows = self._curve.shape[1]
+            xs = np.tile(np.append(CURVE_MULTS * math.sqrt(self.head_dim), np.nan), rows)
+            ys = np.concatenate([np.append(self._curve[:, i], np.nan) for i in range(rows)])
             self.all_rows.setData(np.log10(xs), ys)
             x = np.arange(t, dtype=float)
             self.layer_dots.setData(x=x, y=self._layer_entropy)
@@ -424,7 +435,7 @@ class TemperaturePanel(LensPanel):
         self.bound_curve.setData(x=edges, y=lens.entropy_bound)
         query = min(self.state.query, t - 1)
         self.row_curve.setData(x=CURVE_MULTS * math.sqrt(self.head_dim),
-                               y=self._curve[:, query])
+                               y=self.row_entropy_curve(query))
         self.row_bound.setValue(float(lens.entropy_bound[query]))
         title = self.tr("entropy against τ · bold: query row %1 (click a row)").replace(
             "%1", str(query))
@@ -433,6 +444,16 @@ class TemperaturePanel(LensPanel):
             self.curve_plot.setTitle(title, size="9pt")
         self.tau_line.setValue(math.log10(lens.tau))
         self._update_texts()
+
+    def row_entropy_curve(self, query: int) -> np.ndarray:
+        """``[M]`` entropy of query row ``query`` against the multipliers."""
+        at = np.searchsorted(self._curve_rows, query)
+        if at < self._curve_rows.size and self._curve_rows[at] == query:
+            return self._curve[:, at]
+        if query not in self._row_curves:
+            self._row_curves[query] = entropy_curve(
+                self._q, self._k, CURVE_MULTS, causal=self._causal, rows=[query])[:, 0, 0]
+        return self._row_curves[query]
 
     def _update_texts(self) -> None:
         lens = self.lens

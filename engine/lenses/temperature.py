@@ -124,25 +124,49 @@ def temperature_lens(q: object, k: object, *, multiplier: float = 1.0,
         max_weight=frozen(probs.max(axis=-1)), slope=frozen(slope))
 
 
-def entropy_curve(q: object, k: object, multipliers: object, *,
-                  causal: bool = True) -> np.ndarray:
-    """``[M, H, T]`` entropies at each multiplier, for an entropy-vs-τ plot (one pass)."""
+def entropy_curve(q: object, k: object, multipliers: object, *, causal: bool = True,
+                  rows: object = None) -> np.ndarray:
+    """``[M, H, R]`` entropies at each multiplier, for an entropy-vs-τ plot.
+
+    ``rows``: the query rows to compute (default every row, R = T). All rows cost M·T² ``exp``
+    (121 multipliers at 2048 tokens: half a billion, and 4 GB per temporary); a plot of a long
+    text draws some rows. Multipliers are done a block at a time, so memory stays ~64 MB; a
+    row's entropies are the same numbers whichever rows are computed with it.
+    """
     q_arr, k_arr = _check_qk(q, k)
     mult = real_array("multipliers", multipliers, 1)
     causal = check_flag(causal, "causal")
     if mult.size == 0 or not np.all(mult > 0):
         raise EngineError("multipliers must be a non-empty list of numbers > 0")
     t, d = q_arr.shape[1], q_arr.shape[2]
-    visible = ~ops.causal_mask(t) if causal else np.ones((t, t), dtype=bool)
-    logits = _logits(q_arr, k_arr)  # [H, T, T]
+    if rows is None:
+        picked = np.arange(t)
+    else:
+        picked = np.asarray(rows)
+        if (picked.ndim != 1 or picked.size == 0 or picked.dtype.kind not in "iu"
+                or picked.min() < 0 or picked.max() >= t):
+            raise EngineError(f"rows must be a non-empty list of query rows 0 … {t - 1}")
+    keys = np.arange(t)
+    visible = (keys[None, :] <= picked[:, None]) if causal else np.ones((picked.size, t), bool)
+    # every row's logits, then the rows asked for: a product of fewer rows may round
+    # differently, and a row's entropies stay the numbers the full curve has
+    logits = _logits(q_arr, k_arr)[:, picked]  # [H, R, T]
     taus = mult * np.sqrt(d)
+    block = max(1, _CURVE_BLOCK_ENTRIES // logits.size)
+    entropy = np.empty((mult.size, *logits.shape[:2]))
     with np.errstate(all="ignore"):  # checked below
-        z = np.where(visible, logits[None] / taus[:, None, None, None], -np.inf)  # [M,H,T,T]
-        log_probs, probs = _boltzmann(z)
-        entropy = _entropy(log_probs, probs, visible)
+        for m0 in range(0, mult.size, block):
+            scale = taus[m0:m0 + block, None, None, None]
+            z = np.where(visible, logits[None] / scale, -np.inf)  # [m, H, R, T]
+            log_probs, probs = _boltzmann(z)
+            entropy[m0:m0 + block] = _entropy(log_probs, probs, visible)
     if not np.isfinite(entropy).all():
         raise _too_cold(float(mult.min()), logits, d)
     return frozen(entropy)
+
+
+#: Entries of one block of :func:`entropy_curve` (8 M float64: 64 MB per temporary).
+_CURVE_BLOCK_ENTRIES = 1 << 23
 
 
 def random_qk(n_heads: int = 4, n_tokens: int = 16, head_dim: int = 128,
