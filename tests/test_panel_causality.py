@@ -1,9 +1,12 @@
 """The causality inspector, read as a person reads it: the verdict, the numbers per row, the
 overview grid and the outlined raw scores (PAPER E11, E12)."""
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from engine import STEP_NAMES
 
@@ -253,3 +256,26 @@ def test_abs_diff_and_the_log_image_are_exact_where_things_changed():
     assert image.dtype == np.float32 and image.shape == (2, 3)
     np.testing.assert_array_equal(image, np.array(
         [[-17.0, -16.0, np.float32(np.log10(0.5))], [-17.0, 2.0, -17.0]], dtype=np.float32))
+
+
+def test_the_bars_decade_labels_never_run_into_each_other(make_window, qtbot):
+    from PySide6.QtGui import QFontMetrics
+
+    window = make_window(sync=True, text="x")
+    window.causal_action.setChecked(False)  # earlier rows change: bars over many decades
+    panel = _edit(window, DEMO, EDITED)
+    dock = window.docks["causalityDock"]
+    dock.setFloating(True)
+    for width in (1400, 520):
+        dock.resize(width, 600)
+        qtbot.waitUntil(lambda w=width: abs(dock.width() - w) < 5)
+        QApplication.processEvents()
+        low, high = panel._bars_decades
+        assert high > low + 6
+        axis = panel.bars.getAxis("bottom")
+        metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
+        per_decade = panel.bars.getViewBox().width() / (high - low)
+        values = [v for v, _text in panel._bars_ticks]
+        widest = max(metrics.horizontalAdvance(text) for _v, text in panel._bars_ticks)
+        gaps = [b - a for a, b in pairwise(values)]
+        assert not gaps or min(gaps) * per_decade >= widest

@@ -18,7 +18,7 @@ from collections import deque
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QFont, QTextDocumentFragment
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -288,6 +288,8 @@ class CausalityPanel(Panel):
         self.bar_k_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(INFO, width=1.5,
                                                                 style=Qt.PenStyle.DashLine))
         plot.addItem(self.bar_k_line)
+        self._bars_decades = (0.0, 0.0)  # the log10 range the bars span (see _draw_bars)
+        plot.getViewBox().sigResized.connect(self._update_bars_ticks)
 
     def _setup_overlays(self) -> None:
         # the masked future triangle of attention maps, shaded
@@ -565,11 +567,26 @@ class CausalityPanel(Panel):
         if view != self._bars_view:
             self._bars_view = view
             self.bars.setRange(xRange=view[0], yRange=view[1], padding=0)
+        self._bars_decades = (low, high)
+        self._update_bars_ticks()
+
+    def _update_bars_ticks(self, _view: object = None) -> None:
+        """Decade labels under the bars, every 6th decade or fewer: in a narrow plot "1e-12"
+        and "1e-6" ran into each other."""
+        low, high = self._bars_decades
+        if high <= low:
+            return
+        axis = self.bars.getAxis("bottom")
+        metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
+        room = metrics.horizontalAdvance("1e-12") + 2 * metrics.horizontalAdvance(" ")
+        width = self.bars.getViewBox().width()
+        per_decade = width / (high - low) if width > 0 else room
+        step = 6 * max(1, int(np.ceil(room / (6 * per_decade))))
         ticks = [(v, "1" if v == 0 else f"1e{int(v)}")
-                 for v in range(int(np.ceil(low / 6) * 6), int(high) + 1, 6)]
+                 for v in range(int(np.ceil(low / step) * step), int(high) + 1, step)]
         if ticks != self._bars_ticks:
             self._bars_ticks = ticks
-            self.bars.getAxis("bottom").setTicks([ticks, []])
+            axis.setTicks([ticks, []])
 
     # ----- words -----
     def _token(self, tokens: tuple[str, ...], i: int) -> str:
