@@ -3,6 +3,8 @@ to pass, not an AttributeError or a numpy error from deep inside."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine.config import Qwen3Config
@@ -23,3 +25,19 @@ def check_config(config: object) -> Qwen3Config:
     if not isinstance(config, Qwen3Config):
         raise EngineError(f"config must be a Qwen3Config, got {type(config).__name__}")
     return config
+
+
+def real(value: object, name: str, *, low: float | None = None, strict: bool = False) -> float:
+    """A finite real number (not a bool, a string or None), at least ``low`` (above it when
+    ``strict``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise EngineError(f"{name} must be a real number, got {value!r}")
+    try:
+        value = float(value)
+    except OverflowError:  # an int past float64's range
+        raise EngineError(f"{name} is too large for float64; use a value below 1e308") from None
+    if not math.isfinite(value):
+        raise EngineError(f"{name} must be finite, got {value}")
+    if low is not None and (value <= low if strict else value < low):
+        raise EngineError(f"{name} must be {'>' if strict else '>='} {low}, got {value}")
+    return value

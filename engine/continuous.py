@@ -18,7 +18,6 @@ All float64 numpy; no Qt.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -27,6 +26,7 @@ import numpy as np
 
 from engine import ops, parallel
 from engine._checks import check_config
+from engine._checks import real as _real
 from engine.config import Qwen3Config
 from engine.errors import EngineError
 from engine.layer import (
@@ -66,18 +66,6 @@ def _check_weights(weights: object, config: Qwen3Config) -> None:
         raise EngineError(f"weights must be LayerWeights, got {type(weights).__name__}")
     if weights.config != config:
         raise EngineError(f"weights were made for {weights.config}, not {config}")
-
-
-def _real(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise EngineError(f"{name} must be a real number, got {value!r}")
-    try:
-        value = float(value)
-    except OverflowError:  # an int past float64's range
-        raise EngineError(f"{name} is too large for float64; use a value below 1e308") from None
-    if not math.isfinite(value):
-        raise EngineError(f"{name} must be finite, got {value}")
-    return value
 
 
 # --------------------------------------------------------------------------------------------

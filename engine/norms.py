@@ -16,6 +16,7 @@ import numpy as np
 
 from engine import ops
 from engine._checks import as_array
+from engine._checks import real as _real
 from engine.errors import EngineError
 
 
@@ -61,21 +62,6 @@ def _check_spread(vec: np.ndarray, name: str = "v") -> None:
         raise EngineError(f"{name}'s entries differ from their mean by at most {spread:.3g}; "
                           f"below 1e-150 the variance underflows float64: spread them further "
                           f"apart or make {name} exactly constant")
-
-
-def _real(value: object, name: str, *, low: float | None = None,
-          strict: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise EngineError(f"{name} must be a real number, got {value!r}")
-    try:
-        value = float(value)
-    except OverflowError:  # an int past float64's range
-        raise EngineError(f"{name} is too large for float64; use a value below 1e308") from None
-    if not math.isfinite(value):
-        raise EngineError(f"{name} must be finite, got {value}")
-    if low is not None and (value <= low if strict else value < low):
-        raise EngineError(f"{name} must be {'>' if strict else '>='} {low}, got {value}")
-    return value
 
 
 def _bounded(value: float, name: str) -> float:

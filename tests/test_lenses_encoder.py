@@ -192,7 +192,7 @@ def test_an_overflowing_input_or_a_bad_skip_is_an_engine_error():
     with pytest.raises(EngineError, match="overflowed"):
         splitting_lens(1e200 * tokens(0), block)
     for skip, fragment in ((float("nan"), "skip must be finite"),
-                           (None, "skip must be a number")):
+                           (None, "skip must be a real number")):
         with pytest.raises(EngineError, match=fragment):
             encoder_block(tokens(0), block, skip=skip)
 
@@ -200,9 +200,9 @@ def test_an_overflowing_input_or_a_bad_skip_is_an_engine_error():
 @pytest.mark.parametrize("call, fragment", [
     (lambda: random_block(d_model=2.5), "d_model must be a whole number"),
     (lambda: random_scheme(seed=-1), "seed must be a whole number >= 0"),
-    (lambda: splitting_lens(tokens(0), random_block(), dt=None), "dt must be a number"),
-    (lambda: lie_splitting(tokens(0), random_scheme(), eps="a"), "eps must be a number"),
-    (lambda: skip_weight("a"), "ω must be a number"),
+    (lambda: splitting_lens(tokens(0), random_block(), dt=None), "dt must be a real number"),
+    (lambda: lie_splitting(tokens(0), random_scheme(), eps="a"), "eps must be a real number"),
+    (lambda: skip_weight("a"), "ω must be a real number"),
     (lambda: encoder_block(tokens(0), None), "block must be of type EncoderBlock"),
     (lambda: lie_splitting(tokens(0), None), "scheme must be of type SplittingScheme"),
     (lambda: scheme_from_block(None), "block must be of type EncoderBlock"),

@@ -138,7 +138,7 @@ def test_causal_must_be_a_bool():
     ({"alpha": float("nan")}, "alpha must be finite"),
     ({"gamma": float("inf")}, "gamma must be finite"),
     ({"beta": float("nan")}, "beta must be finite"),
-    ({"alpha": "a"}, "alpha must be a number"),
+    ({"alpha": "a"}, "alpha must be a real number"),
     ({"seed": -1}, "seed must be a whole number >= 0"),
     ({"d_ff": -1}, "d_ff must be a whole number >= 1"),
     ({"n_heads": 2.0}, "n_heads must be a whole number"),

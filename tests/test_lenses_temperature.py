@@ -122,8 +122,10 @@ def test_a_tau_too_small_for_float64_is_an_engine_error_not_nan():
 
 
 @pytest.mark.parametrize("call, fragment", [
-    (lambda: temperature_lens(*random_qk(1, 3, 4), multiplier=None), "multiplier must be a number"),
-    (lambda: temperature_lens(*random_qk(1, 3, 4), multiplier="a"), "multiplier must be a number"),
+    (lambda: temperature_lens(*random_qk(1, 3, 4), multiplier=None),
+     "multiplier must be a real number"),
+    (lambda: temperature_lens(*random_qk(1, 3, 4), multiplier="a"),
+     "multiplier must be a real number"),
     (lambda: random_qk(n_tokens=-1), "n_tokens must be a whole number >= 1"),
     (lambda: random_qk(seed=-1), "seed must be a whole number >= 0"),
     (lambda: qk_from_trace(None), "trace must be a LayerTrace"),

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from engine._checks import as_array
+from engine._checks import as_array, real
 from engine.errors import EngineError
 
 
@@ -32,15 +30,7 @@ def real_array(name: str, value: object, ndim: int) -> np.ndarray:
 
 def finite(name: str, value: object) -> float:
     """A finite real number (not a bool, a string or None)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise EngineError(f"{name} must be a number, got {value!r}")
-    try:
-        value = float(value)
-    except OverflowError:  # an int past float64's range
-        raise EngineError(f"{name} is too large for float64; use a value below 1e308") from None
-    if not math.isfinite(value):
-        raise EngineError(f"{name} must be finite, got {value}")
-    return value
+    return real(value, name)
 
 
 def whole(name: str, value: object, low: int = 0) -> int:
