@@ -71,7 +71,8 @@ class FastAxisItem(pg.AxisItem):
         self._raster: QPixmap | None = None
         super().__init__(*args, **kwargs)
         # token indices, features and values read as they are: no "(x0.001)" on an axis whose
-        # range is ±0.6 (a one-token sentence's token axis)
+        # range is ±0.6 (a one-token sentence's token axis). Off, setRange also drops the
+        # picture of the old range itself (see _updateLabel)
         self.enableAutoSIPrefix(False)
 
     @debug.warnOnException  # an exception escaping a paint() takes Qt down
@@ -113,10 +114,8 @@ class FastAxisItem(pg.AxisItem):
     def _updateLabel(self) -> None:
         html = self.labelString()
         if html == getattr(self, "_label_html", None):
-            # the label's layout stays; the ticks may not: pyqtgraph's setRange (with the
-            # automatic SI prefix on) relies on this call to drop the picture of the old range
-            self.picture = None
-            self.update()
+            # (restyling calls this after every redraw; with the automatic SI prefix on,
+            # setRange relies on it to drop the old range's picture: that prefix is off here)
             return
         self._label_html = html
         super()._updateLabel()
