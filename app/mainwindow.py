@@ -255,6 +255,8 @@ class MainWindow(QMainWindow):
         self._layout_before_presentation: QByteArray | None = None
         #: True while restoreState runs (its hiding of the tour panel is not the person's)
         self._restoring_layout = False
+        #: the layout leaving presentation mode restores on the next event-loop pass
+        self._pending_restore: QByteArray | None = None
         #: the text scale presentation mode started at on this screen (Reset text size)
         self._presentation_scale = presentation.PRESENTATION_SCALE
         self.session_path: Path | None = None
@@ -670,7 +672,8 @@ class MainWindow(QMainWindow):
         settings = open_settings()
         settings.setValue("window/geometry", self.saveGeometry())
         # closed in presentation mode on a small screen: keep the layout it will leave to
-        state = self._layout_before_presentation or self.saveState(LAYOUT_VERSION)
+        state = (self._layout_before_presentation or self._pending_restore
+                 or self.saveState(LAYOUT_VERSION))
         settings.setValue("window/state", state)
         settings.setValue("window/version", LAYOUT_VERSION)
         settings.sync()
@@ -798,8 +801,12 @@ class MainWindow(QMainWindow):
             self._before_presentation = (self.isMaximized(), self.state.font_scale)
             screen = self.screen().availableGeometry()
             compact = presentation.compact_screen(screen.width(), screen.height())
-            self._layout_before_presentation = (self.saveState(LAYOUT_VERSION) if compact
-                                                else None)
+            # F11 again before the last restore ran: that restore's layout is the one before
+            pending, self._pending_restore = self._pending_restore, None
+            before = pending if pending is not None else self.saveState(LAYOUT_VERSION)
+            self._layout_before_presentation = before if compact else None
+            if pending is not None and not compact:
+                self._restore_layout_now(pending)
             self._presentation_scale = (presentation.COMPACT_PRESENTATION_SCALE if compact
                                         else presentation.PRESENTATION_SCALE)
             self.showFullScreen()
@@ -814,7 +821,8 @@ class MainWindow(QMainWindow):
             self.state.set_font_scale(scale)
             saved, self._layout_before_presentation = self._layout_before_presentation, None
             if saved is not None:  # once the window has its normal size again
-                QTimer.singleShot(0, partial(self._restore_after_presentation, saved))
+                self._pending_restore = saved
+                QTimer.singleShot(0, self._restore_after_presentation)
         self.restyle_plots()
 
     def stack_columns(self) -> None:
@@ -828,11 +836,16 @@ class MainWindow(QMainWindow):
             if docks:
                 docks[0].raise_()
 
-    def _restore_after_presentation(self, saved: QByteArray) -> None:
-        """The dock layout from before presentation mode stacked the columns. restoreState
-        hides and shows docks: a running tour keeps its panel (hiding it ends the tour)."""
-        if self.state.presentation:  # (back on before this ran)
-            return
+    def _restore_after_presentation(self) -> None:
+        """The dock layout from before presentation mode stacked the columns (unless
+        presentation mode came back on meanwhile: it took the layout over)."""
+        saved, self._pending_restore = self._pending_restore, None
+        if saved is not None:
+            self._restore_layout_now(saved)
+
+    def _restore_layout_now(self, saved: QByteArray) -> None:
+        """restoreState hides and shows docks: a running tour keeps its panel (hiding it
+        counts as closing it, which ends the tour)."""
         touring = self.tour.running
         self._restoring_layout = True
         try:

@@ -104,6 +104,20 @@ def test_a_small_screen_shows_one_dock_per_column_in_presentation(make_window, q
         assert not any(top.windowTitle() in tabs for tabs in shown_tabs), shown_tabs
 
 
+
+def test_f11_pressed_quickly_still_returns_to_the_layout_before(make_window, qtbot, monkeypatch):
+    monkeypatch.setattr(presentation, "compact_screen", lambda _w, _h: True)
+    window = make_window(sync=True, text="the cat sat")
+    upper = [window.docks[n] for n in ("stepListDock", "heatmapDock", "attentionDock")]
+    for _ in range(3):  # on, off, on: no event-loop pass between them
+        window.presentation_action.trigger()
+    QApplication.processEvents()
+    assert window.state.presentation
+    assert all(len(window.tabifiedDockWidgets(top)) == 1 for top in upper)
+    window.presentation_action.trigger()
+    qtbot.waitUntil(lambda: all(window.tabifiedDockWidgets(top) == [] for top in upper))
+
+
 def test_text_size_steps_are_clamped(make_window):
     window = make_window(sync=True, text="a")
     for _ in range(30):
