@@ -1205,9 +1205,9 @@ class MainWindow(QMainWindow):
         info_step = self.state.step if step else None
         head = query_head = None
         result = self.state.result
-        if step and result is not None and "head" in result.trace.step(self.state.step).axes:
+        shown = result.trace.step(self.state.step) if step and result is not None else None
+        if shown is not None and "head" in shown.axes:
             head = self.state.head
-            shown = result.trace.step(self.state.step)
             if shown.array.shape[shown.axes.index("head")] != \
                     result.trace.config.num_attention_heads:
                 # a key/value step: the matrix is the kv head this query head reads (GQA);

@@ -292,9 +292,10 @@ class DepthTimePanel(Panel):
             self._split.addWidget(self.conv_box)
             self._right.hide()  # (it keeps its place in the splitter, at no width)
             # u(t) carries its colour bar: a little more than a third
-            shares = {id(self._right): 0.0, id(self.norm_plot): 0.31, id(self.conv_box): 0.31}
-            self._split.setSizes([round(width * shares.get(id(self._split.widget(i)), 0.38))
-                                  for i in range(self._split.count())])
+            parts = [self._split.widget(i) for i in range(self._split.count())]
+            self._split.setSizes([0 if w is self._right else round(
+                width * (0.38 if w not in (self.norm_plot, self.conv_box) else 0.31))
+                for w in parts])
         else:
             self._right.addWidget(self.norm_plot)
             self._right.addWidget(self.conv_box)

@@ -389,7 +389,7 @@ class TemperaturePanel(LensPanel):
                                 np.unique(np.linspace(0, t - 1, CURVE_ROWS).round().astype(int)))
             self._curve = entropy_curve(self._q, self._k, CURVE_MULTS, causal=self._causal,
                                         rows=self._curve_rows)[:, 0]  # [M, rows]
-            self._row_curves: dict[int, np.ndarray] = {}
+            self._row_curves = {}
             self._layer_entropy = temperature_lens(self._q, self._k, multiplier=1.0,
                                                    causal=self._causal).entropy[0]
             labels = result.labels
