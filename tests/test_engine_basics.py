@@ -382,3 +382,25 @@ def test_embed_rejects_empty_and_too_long():
         embed([], 16)
     with pytest.raises(EngineError, match="more than"):
         embed(["a"] * (engine.MAX_TOKENS + 1), 16)
+
+
+def test_step_formulas_say_what_the_engine_computes(toy):
+    """The formulas a learner reads: RMSNorm with ε inside the root (it matters: with a large ε
+    the rows are visibly not at rms 1), and step 19 named SiLU as step 20 uses it (σ usually
+    means the sigmoid itself)."""
+    config = Qwen3Config(rms_norm_eps=0.5)
+    weights = LayerWeights.random(config, seed=1)
+    trace = run_layer(embed(tokenize("one two three"), 16), weights, config)
+    for name, source, weight in (("input_layernorm", "embed", "input_layernorm.weight"),
+                                 ("post_attention_layernorm", "resid_attn",
+                                  "post_attention_layernorm.weight")):
+        formula = trace.step(name).formula
+        assert "ε" in formula and "√(mean(" in formula, formula
+        x = trace[source]
+        expected = weights[weight] * x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + 0.5)
+        np.testing.assert_allclose(trace[name], expected, rtol=1e-14, atol=0)
+    silu = trace.step("silu_gate").formula
+    assert silu.startswith("SiLU(G) = G · sigmoid(G)")
+    assert "SiLU(G)" in trace.step("gated").formula
+    gate = trace["gate_proj"]
+    np.testing.assert_allclose(trace["silu_gate"], gate / (1 + np.exp(-gate)), rtol=1e-15)
