@@ -140,11 +140,12 @@ STOPS: tuple[TourStop, ...] = (
        "RoPE 把查询的每一对特征旋转一个与词元位置成正比的角度。位置不是加到向量上，"
        "而是一次旋转。"),
     _s("k_rope", _H, "8 · k_rope", "8 · k_rope",
-       "Keys turn the same way. Because both sides rotate, the score q·k depends only on how "
-       "far apart two tokens are: shift every position by the same amount and every score "
-       "stays the same. In the continuous view the kernel depends on x − x̃.",
-       "键也按同样方式旋转。两边都转，于是分数 q·k 只依赖两个词元之间的距离：所有位置平移同一"
-       "个量，每个分数都不变。在连续视角里，这意味着核函数只依赖 x − x̃。",
+       "Keys turn the same way. Because both sides rotate, the score q·k depends on position "
+       "only through how far apart the two tokens are (i − j): shift every position by the "
+       "same amount and every score stays the same. In the continuous view the kernel "
+       "depends on position only through x − x̃.",
+       "键也按同样方式旋转。两边都转，于是分数 q·k 对位置的依赖只通过两个词元的相对位置（i − j）："
+       "所有位置平移同一个量，每个分数都不变。在连续视角里，这意味着核函数只通过 x − x̃ 依赖位置。",
        badge="EXACT", paper_id="E24"),
     _s("kv_repeat", _H, "9 · kv_repeat: grouped-query attention", "9 · kv_repeat：分组查询注意力",
        "Query head h reads key/value head ⌊h / G⌋ (G query heads per kv head). Change the "
