@@ -162,3 +162,17 @@ def test_session_errors_are_translated_too(make_window, tmp_path):
     bad.write_text("{not json", encoding="utf-8")
     assert not window.open_session(bad)
     assert "无法打开" in window.last_message and "JSON" in window.last_message
+
+
+def test_heatmap_readout_is_chinese_for_masked_scores_and_feature_columns(make_window):
+    window = make_window(sync=True, text="a b c")
+    window.set_language("zh")
+    panel = window.panels["heatmapDock"]
+    window.state.set_step("causal_mask")
+    panel.redraw(window.state.result)
+    panel._on_hovered(0, 2, 0.0)  # key 2 is in query 0's future: −∞
+    assert "已掩码" in panel.readout.text() and "masked" not in panel.readout.text()
+    window.state.set_step("q_proj")
+    panel.redraw(window.state.result)
+    panel._on_hovered(1, 3, 0.0)
+    assert "特征 3" in panel.readout.text() and "feature" not in panel.readout.text()

@@ -19,10 +19,11 @@ def token_labels(tokens: tuple[str, ...]) -> list[str]:
     return [f"{i} {t}" for i, t in enumerate(tokens)]
 
 
-def format_value(value: float) -> str:
-    """Every digit a float64 has (repr is the shortest exact round-trip form)."""
+def format_value(value: float, masked: str = "−∞ (masked)") -> str:
+    """Every digit a float64 has (repr is the shortest exact round-trip form); ``masked`` is
+    what a masked score (−∞) reads as, in the interface language."""
     if value == -np.inf:
-        return "−∞ (masked)"
+        return masked
     return repr(float(value))
 
 
@@ -145,7 +146,8 @@ class StepHeatmapPanel(Panel):
         if row < 0 or self.source is None or np.isnan(self.source[row, col]):
             self.readout.setText(" ")
             return
-        column = self._col_labels[col] if self._col_labels else f"{self._col_kind} {col}"
+        column = (self._col_labels[col] if self._col_labels
+                  else f"{self.tr(self._col_kind)} {col}")
         self.readout.setText(self.tr("row %1 · column %2 · value %3").replace(
             "%1", self._row_labels[row]).replace("%2", column).replace(
-            "%3", format_value(self.source[row, col])))
+            "%3", format_value(self.source[row, col], self.tr("−∞ (masked)"))))

@@ -1442,6 +1442,10 @@ Type a sentence above to compute the layer.</translation>
         <source>row %1 · column %2 · value %3</source>
         <translation>行 %1 · 列 %2 · 值 %3</translation>
     </message>
+    <message>
+        <source>−∞ (masked)</source>
+        <translation>−∞（已掩码）</translation>
+    </message>
 </context>
 <context>
     <name>StepListPanel</name>
