@@ -216,9 +216,16 @@ def compute(request: Request) -> Result:
     )
 
 
-#: The convergence sweep runs the layer ~130 times, so it is skipped when one run of the layer
-#: costs more than the toy layer on this many tokens (already seconds of CPU there). A token
-#: count alone is no measure: the Qwen3-0.6B shape costs more on one token than the toy on 256.
+#: Runs of the layer (evaluations of A + M on a [T, D] state) one convergence sweep costs:
+#: Euler and Heun for n = 1, 2, …, 64 (two batched lanes of 64 steps each; Heun evaluates
+#: twice per step), an RK4 reference at 16 and 32 steps (two lanes of 32 steps, four
+#: evaluations each) and the real layer once: 128 + 256 + 256 + 1 = 641. The panels quote it.
+SWEEP_LAYER_RUNS = 641
+
+#: The convergence sweep runs the layer SWEEP_LAYER_RUNS times, so it is skipped when one run
+#: of the layer costs more than the toy layer on this many tokens (already seconds of CPU
+#: there). A token count alone is no measure: the Qwen3-0.6B shape costs more on one token
+#: than the toy on 256.
 CONVERGENCE_BUDGET_TOKENS = 256
 
 

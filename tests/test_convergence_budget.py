@@ -1,4 +1,4 @@
-"""The convergence sweep (the layer run ~130 times) is skipped by the work it would take, not
+"""The convergence sweep (the layer run ~640 times) is skipped by the work it would take, not
 by the token count alone: the toy layer sweeps short inputs, the Qwen3-0.6B shape never does,
 and the boundary is the budget (the toy layer at 256 tokens)."""
 
@@ -8,6 +8,7 @@ import app.compute
 from app.compute import (
     CONVERGENCE_BUDGET,
     CONVERGENCE_BUDGET_TOKENS,
+    SWEEP_LAYER_RUNS,
     Request,
     Result,
     compute,
@@ -74,3 +75,22 @@ def test_the_real_qwen3_shape_skips_the_sweep_for_sixteen_tokens(monkeypatch):
 @pytest.mark.parametrize("result", [None, Result(1, "x", error="bad input")])
 def test_nothing_computed_is_not_reported_as_skipped(result):
     assert not convergence_skipped(result)
+
+
+def test_the_quoted_number_of_layer_runs_is_what_the_sweep_costs(monkeypatch):
+    """The panels say the sweep runs the layer ~SWEEP_LAYER_RUNS times (they said ~130, the
+    Euler runs alone): count the rows of the [..., T, D] states the attention branch is
+    evaluated on over one sweep."""
+    from engine import continuous, embed, tokenize
+
+    runs = []
+    attention = continuous._Branches.attention
+
+    def counted(self, u):
+        runs.append(1 if u.ndim == 2 else u.shape[0])
+        return attention(self, u)
+
+    monkeypatch.setattr(continuous._Branches, "attention", counted)
+    weights = LayerWeights.random(TOY, seed=0)
+    continuous.convergence(embed(tokenize("one two three"), TOY.hidden_size), weights, TOY)
+    assert sum(runs) == SWEEP_LAYER_RUNS

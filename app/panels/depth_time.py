@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app import palettes, theme
 from app.compute import (
+    SWEEP_LAYER_RUNS,
     Result,
     convergence_max_tokens,
     convergence_skipped,
@@ -657,10 +658,11 @@ class DepthTimePanel(Panel):
         limit = convergence_max_tokens(result.trace.config)  # type: ignore[union-attr]
         if limit == 0:
             return self.tr("Convergence is not computed for a layer this large: it runs the "
-                           "layer ~130 times, seconds of CPU even for one token.")
+                           "layer ~%1 times, seconds of CPU even for one token.").replace(
+                               "%1", str(SWEEP_LAYER_RUNS))
         return self.tr("Convergence is computed up to %1 tokens at this layer size (it runs "
-                       "the layer ~130 times); shorten the text to see it.").replace(
-                           "%1", str(limit))
+                       "the layer ~%2 times); shorten the text to see it.").replace(
+                           "%1", str(limit)).replace("%2", str(SWEEP_LAYER_RUNS))
 
     def _on_convergence_changed(self, _conv: Convergence | None) -> None:
         self._show_convergence()

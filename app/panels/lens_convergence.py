@@ -18,7 +18,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app import theme
-from app.compute import Result, convergence_max_tokens, convergence_skipped
+from app.compute import (
+    SWEEP_LAYER_RUNS,
+    Result,
+    convergence_max_tokens,
+    convergence_skipped,
+)
 from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
@@ -179,14 +184,16 @@ class ConvergencePanel(LensPanel):
             if convergence_skipped(result):
                 limit = convergence_max_tokens(result.trace.config)  # type: ignore[union-attr]
                 self.readout.setText(
-                    pick(st, "Not computed: the sweep runs the layer ~130 times, too much work "
-                             "for a layer this large.",
-                         "未计算：这一扫描要运行本层约 130 次，对这么大的层计算量太大。")
+                    pick(st, f"Not computed: the sweep runs the layer ~{SWEEP_LAYER_RUNS} "
+                             "times, too much work for a layer this large.",
+                         f"未计算：这一扫描要运行本层约 {SWEEP_LAYER_RUNS} 次，"
+                         "对这么大的层计算量太大。")
                     if limit == 0 else
-                    pick(st, f"Not computed: the sweep runs the layer ~130 times; at this layer "
-                             f"size it runs for up to {limit} tokens. Shorten the text to see it.",
-                         f"未计算：这一扫描要运行本层约 130 次；在这个层大小下最多支持 {limit} "
-                         "个词元。缩短文本即可看到。"))
+                    pick(st, f"Not computed: the sweep runs the layer ~{SWEEP_LAYER_RUNS} times; "
+                             f"at this layer size it runs for up to {limit} tokens. Shorten the "
+                             "text to see it.",
+                         f"未计算：这一扫描要运行本层约 {SWEEP_LAYER_RUNS} 次；在这个层大小下"
+                         f"最多支持 {limit} 个词元。缩短文本即可看到。"))
             else:
                 self.readout.setText(pick(st, "Sub-stepping the layer n = 1 … 64 times on the "
                                               "worker…",

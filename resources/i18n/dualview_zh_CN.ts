@@ -546,14 +546,6 @@ after attn.</source>
         <translation>粗线：词元 %1 “%2”</translation>
     </message>
     <message>
-        <source>Convergence is not computed for a layer this large: it runs the layer ~130 times, seconds of CPU even for one token.</source>
-        <translation>这么大的层不计算收敛曲线：要把这一层运行约 130 次，即使只有一个词元也要几秒 CPU 时间。</translation>
-    </message>
-    <message>
-        <source>Convergence is computed up to %1 tokens at this layer size (it runs the layer ~130 times); shorten the text to see it.</source>
-        <translation>在这个层大小下，收敛曲线只对不超过 %1 个词元的输入计算（要把这一层运行约 130 次）；缩短文本即可看到。</translation>
-    </message>
-    <message>
         <source>Slope ≈ &lt;b&gt;%1&lt;/b&gt; for Euler (error halves as n doubles), ≈ &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
         <translation>欧拉法斜率 ≈ &lt;b&gt;%1&lt;/b&gt;（n 翻倍误差减半），%2 斜率 ≈ &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
     </message>
@@ -576,6 +568,14 @@ after attn.</source>
     <message>
         <source>token %1 · feature %2 · u(t) = %3</source>
         <translation>词元 %1 · 特征 %2 · u(t) = %3</translation>
+    </message>
+    <message>
+        <source>Convergence is not computed for a layer this large: it runs the layer ~%1 times, seconds of CPU even for one token.</source>
+        <translation>这么大的层不计算收敛曲线：要把这一层运行约 %1 次，即使只有一个词元也要几秒 CPU 时间。</translation>
+    </message>
+    <message>
+        <source>Convergence is computed up to %1 tokens at this layer size (it runs the layer ~%2 times); shorten the text to see it.</source>
+        <translation>在这个层大小下，收敛曲线只对不超过 %1 个词元的输入计算（要把这一层运行约 %2 次）；缩短文本即可看到。</translation>
     </message>
     <message>
         <source>computing… (the sweep of the previous input is shown dimmed)</source>
