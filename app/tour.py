@@ -285,11 +285,11 @@ STOPS: tuple[TourStop, ...] = (
         "norm-projection", "continuous", _NORM,
         "Normalisation as a projection", "归一化是一次投影",
         "LayerNorm (ε = 0) returns the nearest point of the set {mean σ₁, variance σ₂²}. "
-        "RMSNorm is the radial projection onto a sphere; it keeps the mean, so the paper's "
-        "LayerNorm picture does not transfer to RMSNorm without this caveat. Compare them in "
-        "this panel.",
+        "RMSNorm is the radial projection onto a sphere; it does not remove the mean, so the "
+        "paper's LayerNorm picture does not transfer to RMSNorm without this caveat. Compare "
+        "them in this panel.",
         "LayerNorm（ε = 0）返回集合 {均值 σ₁，方差 σ₂²} 中最近的点。RMSNorm 是到球面的径向投影，"
-        "它保留均值，所以论文里 LayerNorm 的图景不能不加说明地套到 RMSNorm 上。"
+        "它不去掉均值，所以论文里 LayerNorm 的图景不能不加说明地套到 RMSNorm 上。"
         "在这个面板里对比两者。",
         step="input_layernorm", badge="EXACT", paper_id="E5, E10"),
     TourStop(

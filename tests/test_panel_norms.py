@@ -4,6 +4,7 @@ token, and the layer's own RMSNorm·γ equals the trace row."""
 import math
 
 import numpy as np
+import pytest
 
 from app.panels.norm_compare import format_number
 from engine.norms import compare_norms
@@ -41,7 +42,7 @@ def test_numbers_equal_engine_norms_for_the_selected_token(make_window):
         assert row == [format_number(stats.mean), format_number(stats.std),
                        format_number(stats.rms)]
     assert abs(expected.layer_norm_stats.mean) < 1e-15  # LN removes the mean …
-    assert abs(expected.rms_norm_stats.mean) > 1e-3  # … RMSNorm keeps it
+    assert abs(expected.rms_norm_stats.mean) > 1e-3  # … RMSNorm does not
 
     ln, rms = expected.layer_norm_projection, expected.rms_projection
     assert format_number(ln.distance) in panel.ln_text.text()
@@ -51,6 +52,13 @@ def test_numbers_equal_engine_norms_for_the_selected_token(make_window):
     assert panel.rms_badge.text() == "EXACT · E10"
     assert panel.centred_badge.text() == "EXACT · E10"
     assert f"{expected.centred_gap:.1e}" in panel.centred_text.text()
+    # RMSNorm does not keep mean v: it scales it by 1/rms, and the line says so with both means
+    mean_in, mean_out = expected.input_stats.mean, expected.rms_norm_stats.mean
+    assert mean_out == pytest.approx(mean_in / math.sqrt(expected.input_stats.rms**2
+                                                         + config.rms_norm_eps), rel=1e-12)
+    assert format_number(mean_in) in panel.centred_text.text()
+    assert format_number(mean_out) in panel.centred_text.text()
+    assert "keeps" not in panel.centred_text.text()
 
 
 def test_the_layers_rmsnorm_with_gamma_equals_the_trace_row(make_window):

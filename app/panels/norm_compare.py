@@ -61,9 +61,10 @@ NOT_EXACT_STYLE = ("QLabel { background: #8a8a8a; color: white; font-weight: bol
 #: The one-line explanation in both languages (the state's language picks one).
 IDENTITY_TEXT = {
     "en": "LayerNorm is RMSNorm of the centred vector: LN(v) = RMSNorm(v − mean v). "
-          "RMSNorm keeps the mean, LayerNorm removes it.",
+          "RMSNorm does not subtract the mean (it only scales it by 1/rms), LayerNorm "
+          "removes it.",
     "zh": "LayerNorm 就是对去均值后的向量做 RMSNorm：LN(v) = RMSNorm(v − mean v)。"
-          "RMSNorm 保留均值，LayerNorm 把它去掉。",
+          "RMSNorm 不减去均值（只把它乘以 1/rms），LayerNorm 把它去掉。",
 }
 
 
@@ -491,9 +492,10 @@ class NormComparePanel(Panel):
         centred_exact = cmp.centred_gap <= 1e-12 * scale
         badge(self.centred_badge, bool(centred_exact), "E10", self.tr("CHECK"))
         self.centred_text.setText(self.tr(
-            "LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm keeps mean v = %2, "
-            "LN removes it").replace("%1", f"{cmp.centred_gap:.1e}").replace(
-            "%2", format_number(mean)))
+            "LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm only scales the mean "
+            "(mean v = %2, mean of RMSNorm(v) = %3), LN removes it").replace(
+            "%1", f"{cmp.centred_gap:.1e}").replace("%2", format_number(mean)).replace(
+            "%3", format_number(cmp.rms_norm_stats.mean)))
 
     # ----- hover -----
     def feature_at(self, scene_pos: QPointF) -> int:

@@ -1147,10 +1147,6 @@ after attn.</source>
         <translation>到球面 ‖u‖ = √d = %1（RMSNorm 的集合）：&lt;b&gt;%2&lt;/b&gt; = √d·|rms − 1| = %3</translation>
     </message>
     <message>
-        <source>LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm keeps mean v = %2, LN removes it</source>
-        <translation>LN(v) = RMSNorm(v − mean v)，误差在 %1 以内；RMSNorm 保留均值 mean v = %2，LN 去掉它</translation>
-    </message>
-    <message>
         <source>mean of v</source>
         <translation>v 的均值</translation>
     </message>
@@ -1181,6 +1177,10 @@ after attn.</source>
     <message>
         <source>CHECK</source>
         <translation>请检查</translation>
+    </message>
+    <message>
+        <source>LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm only scales the mean (mean v = %2, mean of RMSNorm(v) = %3), LN removes it</source>
+        <translation>LN(v) = RMSNorm(v − mean v)，误差在 %1 以内；RMSNorm 只缩放均值（mean v = %2，RMSNorm(v) 的均值 = %3），LN 则把它去掉</translation>
     </message>
     <message>
         <source>feature %1: v = %2 · LN(v) = %3 · RMSNorm(v) = %4</source>
