@@ -11,11 +11,12 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QCoreApplication, QUrl
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app import theme
 from app.compute import Result
+from app.docks import DOCKS
 from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
 from app.widgets.claim_badge import BADGE_COLOURS
 
@@ -60,7 +61,7 @@ ANALOGIES: tuple[Analogy, ...] = (
         "不是任何能量的梯度，也没有守恒量。",
         "Softmax is exactly a Boltzmann distribution over the keys at temperature √d, and "
         "each output coordinate is a convex combination of that column of V.",
-        "Softmax 恰好是 key 上温度为 √d 的玻尔兹曼分布；每个输出坐标都是 V 对应列的凸组合。",
+        "Softmax 恰好是键上温度为 √d 的玻尔兹曼分布；每个输出坐标都是 V 对应列的凸组合。",
         (("E16", "lensTemperatureDock"), ("E19", "")),
     ),
     Analogy(
@@ -68,7 +69,7 @@ ANALOGIES: tuple[Analogy, ...] = (
         "去掉 1/√d 会让 softmax 冻结成独热的“玻色–爱因斯坦凝聚”。",
         "τ = 1 is a finite temperature. The weights get sharper but every visible key keeps "
         "a nonzero share; one-hot is only the limit τ → 0.",
-        "τ = 1 仍是有限温度。权重变得更尖锐，但每个可见 key 仍分得非零权重；"
+        "τ = 1 仍是有限温度。权重变得更尖锐，但每个可见的键仍分得非零权重；"
         "只有 τ → 0 的极限才是独热。",
         "Entropy falls monotonically as τ falls; with d = 128 and random q, k the mean "
         "largest weight at τ = 1 is about 0.9, not 1.",
@@ -81,7 +82,7 @@ ANALOGIES: tuple[Analogy, ...] = (
         "There is no temperature and no feedback loop: LayerNorm is a fixed map that puts "
         "each token on a set of given mean and variance.",
         "这里既没有温度，也没有反馈回路：LayerNorm 只是一个固定映射，"
-        "把每个 token 放到给定均值和方差的集合上。",
+        "把每个词元放到给定均值和方差的集合上。",
         "LayerNorm (ε = 0) is the nearest point of that set, and in a post-norm stack "
         "mean(u²) equals σ₁² + σ₂² after every layer.",
         "LayerNorm（ε = 0）是该集合上的最近点；后归一化堆叠中每层之后 "
@@ -106,7 +107,7 @@ ANALOGIES: tuple[Analogy, ...] = (
         "samples of a smooth control, and Δt cannot even be read off a block: any Δt gives "
         "the same block with rescaled weights.",
         "只有权重随深度平滑变化时才成立。训练好的各层并不是平滑控制的采样；"
-        "而且 Δt 无法从 block 中读出：任何 Δt 都对应权重重新缩放后的同一个 block。",
+        "而且 Δt 无法从块中读出：任何 Δt 都对应权重重新缩放后的同一个块。",
         "Δt is not identifiable; sub-stepping one layer converges to its flow at first order.",
         "Δt 不可辨识；把一层拆成更小的子步，会以一阶收敛到它的流。",
         (("E2", "lensSplittingDock"), ("E13", "lensConvergenceDock")),
@@ -148,18 +149,16 @@ EXACT_READINGS: tuple[tuple[str, str, str, str], ...] = (
     ("LayerNorm (ε = 0) is the nearest-point projection onto {mean σ₁, variance σ₂²}.",
      "LayerNorm（ε = 0）是到 {均值 σ₁，方差 σ₂²} 的最近点投影。", "E5", "lensProjectionDock"),
     ("The 2017 encoder block is one six-sub-step Lie splitting step.",
-     "2017 年的 encoder block 就是一个六子步的 Lie 分裂时间步。", "E1", "lensSplittingDock"),
+     "2017 年的编码器块就是一个六子步的 Lie 分裂时间步。", "E1", "lensSplittingDock"),
 )
 
-#: Dock object name -> (English, Chinese) panel name for the links.
-PANEL_NAMES: dict[str, tuple[str, str]] = {
-    "depthDock": ("Depth time", "深度时间"),
-    "lensTemperatureDock": ("Softmax temperature", "Softmax 温度"),
-    "lensEnergyDock": ("Energy through depth", "深度中的能量"),
-    "lensSplittingDock": ("Splitting = block", "分裂 = block"),
-    "lensProjectionDock": ("Projection geometry", "投影几何"),
-    "lensConvergenceDock": ("Convergence", "收敛"),
-}
+#: Dock object name -> its title, as the View menu and the dock's tab show it (translated when
+#: the page is laid out), so a link names the panel exactly as the learner finds it.
+DOCK_TITLES: dict[str, str] = {spec.object_name: spec.title for spec in DOCKS}
+
+
+def dock_title(dock: str) -> str:
+    return QCoreApplication.translate("Docks", DOCK_TITLES[dock])
 
 
 def badge_html(kind: str, paper_id: str = "") -> str:
@@ -223,7 +222,7 @@ class AnalogiesPanel(LensPanel):
         parts = []
         for paper_id, dock in where:
             if dock:
-                name = PANEL_NAMES[dock][1 if zh else 0]
+                name = dock_title(dock)
                 parts.append(f"{badge_html('EXACT', paper_id)} "
                              f"<a href='dock:{dock}'>{html.escape(name)}</a>")
             else:
@@ -249,7 +248,7 @@ class AnalogiesPanel(LensPanel):
         heading = "听起来像类比，其实是精确的" if zh else "Sounds like an analogy, but is exact"
         exact_rows = []
         for en, zh_text, paper_id, dock in EXACT_READINGS:
-            name = PANEL_NAMES[dock][1 if zh else 0]
+            name = dock_title(dock)
             exact_rows.append(
                 f"<li>{badge_html('EXACT', paper_id)} {html.escape(zh_text if zh else en)} "
                 f"<a href='dock:{dock}'>{html.escape(name)}</a></li>")
