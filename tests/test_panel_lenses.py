@@ -487,3 +487,20 @@ def test_analogy_links_name_each_panel_as_its_dock_title_in_both_languages(make_
         for dock, name in links:
             assert name == window.docks[dock].windowTitle(), (language, dock, name)
     window.set_language("en")
+
+
+def test_the_chinese_splitting_lens_says_块_throughout(make_window, qtbot):
+    """One word for 'block' on the Chinese panel: the gap line said 块 while the statement,
+    the cell titles and the notes said block."""
+    window = make_window(sync=True, text="a b c")
+    panel = show(window, qtbot, "lensSplittingDock")
+    window.set_language("zh")
+    panel.fix_box.setChecked(True)
+    panel.update_lens()
+    texts = [panel.header.statement.text(), panel.gap_label.text(), panel.detail.text(),
+             *(panel.title_text(name) for name in ("block", "block2017", "diff"))]
+    for text in texts:
+        assert "block" not in text.replace("style=", ""), text
+    assert "块" in panel.title_text("block") and "|u₆ − 块|" in panel.title_text("diff")
+    assert " = ε(1 − ω)²" in panel.detail.text()
+    window.set_language("en")

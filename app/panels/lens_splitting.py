@@ -227,10 +227,10 @@ class SplittingPanel(LensPanel):
                      "A[u] + N[u] + F[u] split into six sub-steps (Δt = 1, ω = ½, ε = 0). "
                      "Top: u₀ … u₄; bottom: u₅, u₆, the block with the same weights, the 2017 "
                      "block with skip weight 1, and |u₆ − block|.",
-                 "一个 2017 年后归一化 encoder block，恰好是把 u<sub>t</sub> = A[u] + N[u] + "
+                 "一个 2017 年后归一化编码器块，恰好是把 u<sub>t</sub> = A[u] + N[u] + "
                  "F[u] 拆成六个子步的一个时间步（Δt = 1，ω = ½，ε = 0）。上排：u₀ … u₄；"
-                 "下排：u₅、u₆、同一组权重的 block、跳连权重为 1 的 2017 block，以及 "
-                 "|u₆ − block|。"),
+                 "下排：u₅、u₆、同一组权重的块、跳连权重为 1 的 2017 年的块，以及 "
+                 "|u₆ − 块|。"),
             [badge_tip(self, "EXACT")] * 4)
         self.fix_box.setText(self.tr("ε/4 fix: closing LayerNorm uses ε(1 − ω)²"))
         self.omega_slider.setToolTip(self.tr("Relaxation weight ω in u₅ = (1 − ω)u₄ + ωu₂"))
@@ -325,11 +325,11 @@ class SplittingPanel(LensPanel):
                 kind = self.tr("Euler + ReLU projection") if not zh else "欧拉 + ReLU 投影"
             self.cells[s.name][0].setHtml(self._title(f"u{sub[s.index]}", s.kind, kind))
         self.cells["block"][0].setHtml(self._title(
-            "block", "block", self.tr("skip α = %1").replace("%1", f"{lens.skip:.3g}")))
+            self.tr("block"), "block", self.tr("skip α = %1").replace("%1", f"{lens.skip:.3g}")))
         self.cells["block2017"][0].setHtml(self._title(
             self.tr("2017 block"), "block", self.tr("skip 1")))
         self.cells["diff"][0].setHtml(self._title(
-            "|u₆ − block|", "block", f"max {self.gap:.1e}"))
+            self.tr("|u₆ − block|"), "block", f"max {self.gap:.1e}"))
 
         gap = self.gap
         if gap <= ROUNDING:
@@ -348,15 +348,15 @@ class SplittingPanel(LensPanel):
                   f"{lens.skip:.4g} (DeepNorm-style); against the 2017 block (α = 1) it differs "
                   f"by {lens.gap_block:.2e}.",
                   f"ω = {lens.omega:.2f} 等于重新加权的跳连 LN(u₄ + α·u₂)，α = ω/(1 − ω) = "
-                  f"{lens.skip:.4g}（DeepNorm 式）；与 α = 1 的 2017 block 相差 "
+                  f"{lens.skip:.4g}（DeepNorm 式）；与 α = 1 的 2017 年的块相差 "
                   f"{lens.gap_block:.2e}。")
         e3 = pick(st,
                   f"Closing LayerNorm ε = {closing:.3g}"
                   + (" = ε(1 − ω)²." if self.fix_box.isChecked() else " (same ε as the block)."),
                   f"最后一个 LayerNorm 的 ε = {closing:.3g}"
-                  + ("= ε(1 − ω)²。" if self.fix_box.isChecked() else "（与 block 相同的 ε）。"))
+                  + (" = ε(1 − ω)²。" if self.fix_box.isChecked() else "（与块相同的 ε）。"))
         e2 = pick(st, f"Δt = {lens.dt:.3g}: the block with weights Δt·V, I + Δt·W, Δt·b is "
                       "equal, so Δt cannot be read off a trained block.",
-                  f"Δt = {lens.dt:.3g}：权重为 Δt·V、I + Δt·W、Δt·b 的 block 与之相等，"
-                  "所以无法从训练好的 block 中辨认出 Δt。")
+                  f"Δt = {lens.dt:.3g}：权重为 Δt·V、I + Δt·W、Δt·b 的块与之相等，"
+                  "所以无法从训练好的块中辨认出 Δt。")
         self.detail.setText(f"{e4} {e3} {e2}")

@@ -481,7 +481,7 @@ class TemperaturePanel(LensPanel):
                 f"<b>τ = 1：更尖锐，但不是独热。</b>此处平均最大权重 {max_w:.3f}"
                 f"（d = {self.head_dim}）；PAPER.md 中 d = 128 的随机 q、k 为 "
                 f"{self._e18_reference:.2f}。说它“冻结成玻色–爱因斯坦凝聚”只是类比："
-                "每个 key 的权重都仍大于 0。")
+                "每个键的权重都仍大于 0。")
         else:
             text = pick(
                 st,

@@ -438,7 +438,7 @@ def lie_splitting(u0: object, scheme: SplittingScheme, *, dt: float = 1.0,
          "松弛：第二次残差来自这次加权平均，而不是欧拉步。",
          f"equals (1 − ω)(u₄ + α·u₂), skip weight α = ω/(1 − ω) = {omega / (1 - omega):.4g}"),
         (u6, "projection", "投影", "u₆ = Proj_S(u₅) = LN(u₅)",
-         "The second LayerNorm: the block's output.", "第二次 LayerNorm：即 block 的输出。",
+         "The second LayerNorm: the block's output.", "第二次 LayerNorm：即块的输出。",
          norm_note(closing_eps)),
     )
     return tuple(

@@ -1384,12 +1384,20 @@ Type a sentence above to compute the layer.</translation>
         <translation>跳连 α = %1</translation>
     </message>
     <message>
+        <source>block</source>
+        <translation>块</translation>
+    </message>
+    <message>
         <source>2017 block</source>
         <translation>2017 年的块</translation>
     </message>
     <message>
         <source>skip 1</source>
         <translation>跳连 1</translation>
+    </message>
+    <message>
+        <source>|u₆ − block|</source>
+        <translation>|u₆ − 块|</translation>
     </message>
     <message>
         <source>max |u₆ − block| = &lt;b style=&apos;color:%1&apos;&gt;%2&lt;/b&gt; (%3)</source>
