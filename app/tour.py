@@ -204,11 +204,12 @@ STOPS: tuple[TourStop, ...] = (
        "In parallel, the up branch U = ĥ W_uᵀ: a second wide view of the same token.",
        "同时计算上投影分支 U = ĥ W_uᵀ：同一个词元的第二个宽表示。"),
     _s("silu_gate", _H, "19 · silu_gate", "19 · silu_gate：SiLU",
-       "SiLU(G) = G · sigmoid(G) opens or closes each gate smoothly. It dips below zero, so "
-       "it is not monotone: the paper's reading of ReLU as a projection onto u ≥ 0 does not "
-       "carry over to SwiGLU.",
-       "SiLU(G) = G · sigmoid(G) 平滑地打开或关闭每个门。它会略低于零，因此不是单调的："
-       "论文把 ReLU 读作“投影到 u ≥ 0”的说法，不能照搬到 SwiGLU。",
+       "SiLU(G) = G · sigmoid(G) opens or closes each gate smoothly. It dips below zero "
+       "(to about −0.28 at G ≈ −1.28) and rises back to 0 as G → −∞, so it is not monotone: "
+       "the paper's reading of ReLU as a projection onto u ≥ 0 does not carry over to SwiGLU.",
+       "SiLU(G) = G · sigmoid(G) 平滑地打开或关闭每个门。它会略低于零（在 G ≈ −1.28 处约为 "
+       "−0.28），G → −∞ 时又回升到 0，因此不是单调的：论文把 ReLU 读作“投影到 u ≥ 0”的说法，"
+       "不能照搬到 SwiGLU。",
        badge="ANALOGY"),
     _s("gated", _H, "20 · gated", "20 · gated：门控相乘",
        "The gate multiplies the up branch feature by feature: Z = SiLU(G) ⊙ U.",

@@ -175,3 +175,17 @@ def test_closing_the_tour_dock_ends_the_tour(make_window):
     window.tour_dock.close()
     assert not window.tour.running and window.highlight.target is None
     assert not window.tour_next_action.isEnabled()
+
+
+def test_the_silu_stop_quotes_silu_minimum():
+    """The SiLU stop's numbers: the dip to about −0.28 at G ≈ −1.28."""
+    import numpy as np
+
+    from app.tour import STOPS
+    stop = next(s for s in STOPS if s.step == "silu_gate")
+    g = np.linspace(-3, 0, 300001)
+    silu = g / (1 + np.exp(-g))
+    assert f"{silu.min():.2f}".replace("-", "−") in stop.body_en
+    assert f"{g[silu.argmin()]:.2f}".replace("-", "−") in stop.body_en
+    for number in ("−0.28", "−1.28"):
+        assert number in stop.body_zh
