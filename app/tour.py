@@ -364,9 +364,9 @@ STOPS: tuple[TourStop, ...] = (
         "causal-append", "causality", _CAUSAL,
         "Appending a token", "在末尾追加词元",
         "With the mask back on, appending a word leaves earlier rows unchanged up to rounding "
-        "(about 1e-12): a longer input changes the shapes, and that may change how the matrix "
+        "(within 1e-12): a longer input changes the shapes, and that may change how the matrix "
         "library sums — so this one is allclose, not bitwise.",
-        "掩码重新打开后，在末尾追加一个词，前面的行在舍入误差（约 1e-12）内不变："
+        "掩码重新打开后，在末尾追加一个词，前面的行在舍入误差（1e-12 以内）内不变："
         "输入变长会改变矩阵形状，可能改变矩阵库的求和顺序——所以这里是“近似相等”，不是逐位相等。",
         step="resid_mlp", text=CAUSAL_APPENDED, causal=True, badge="EXACT", paper_id="E12"),
     TourStop(
