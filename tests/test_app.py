@@ -274,3 +274,18 @@ def test_lone_surrogates_never_reach_the_text(make_window, tmp_path):
     window.state.set_text("bad \ud800 text \udfff!")  # only this call could carry them
     assert window.state.text == "bad  text !"
     assert window.save_session(tmp_path / "s.dualview.json")  # writes as UTF-8
+
+
+def test_the_causal_mask_step_says_when_the_mask_is_off(make_window):
+    """With the mask off step 11 is a copy of the scores: its title must not claim the −∞."""
+    window = make_window(sync=True, text="a b c")
+    panel = window.panels["heatmapDock"]
+    window.state.set_step("causal_mask")
+    assert "j &gt; i" in panel.title.text() or "j > i" in panel.title.text()
+    window.causal_action.trigger()  # M: mask off, recomputed
+    assert not window.state.result.trace.causal
+    assert np.isfinite(window.state.result.trace["causal_mask"]).all()
+    title = panel.title.text()
+    assert "copy of the scores" in title and "j > i" not in title and "j &gt; i" not in title
+    window.causal_action.trigger()
+    assert "copy of the scores" not in panel.title.text()

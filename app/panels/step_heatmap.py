@@ -132,10 +132,15 @@ class StepHeatmapPanel(Panel):
         self._row_labels = result.labels
         self._col_labels = col_labels
         shape = " × ".join(str(n) for n in step.array.shape)
+        formula, meaning = step.formula, self.state.meaning(step.info)
+        if step.name == "causal_mask" and not result.trace.causal:
+            # the engine runs without the mask: the step is the scores unchanged, say so
+            formula = "S"
+            meaning = self.tr("Causal mask off (View ▸ Causal mask, M): this step is a copy of "
+                              "the scores; no score is set to −∞.")
         self.title.setText(
-            f"<b>{step.index}. {step.name}</b> &nbsp; <code>{step.formula}</code> &nbsp; "
-            f"<span style='color:{theme.quiet_css()}'>[{shape}] — "
-            f"{self.state.meaning(step.info)}</span>")
+            f"<b>{step.index}. {step.name}</b> &nbsp; <code>{formula}</code> &nbsp; "
+            f"<span style='color:{theme.quiet_css()}'>[{shape}] — {meaning}</span>")
         levels = result.levels[step.name]
         map_name = palettes.map_for(step.kind, getattr(self.state, "palette", "classic"),
                                     getattr(self.state, "theme", "light"))
