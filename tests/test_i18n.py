@@ -176,3 +176,16 @@ def test_heatmap_readout_is_chinese_for_masked_scores_and_feature_columns(make_w
     panel.redraw(window.state.result)
     panel._on_hovered(1, 3, 0.0)
     assert "特征 3" in panel.readout.text() and "feature" not in panel.readout.text()
+
+
+def test_example_sentence_labels_follow_the_language(make_window):
+    window = make_window(sync=True, text="a")
+    presets = window.editor.presets
+    english = [presets.itemText(i) for i in range(presets.count())]
+    assert "Causality demo: change the last word" in english
+    window.set_language("zh")
+    chinese = [presets.itemText(i) for i in range(presets.count())]
+    assert "因果性演示：修改最后一个词" in chinese and "英文：The cat sat on the mat." in chinese
+    assert not any(label.startswith(("English", "Causality")) for label in chinese)
+    window.set_language("en")
+    assert [presets.itemText(i) for i in range(presets.count())] == english

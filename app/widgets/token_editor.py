@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -19,12 +19,15 @@ from PySide6.QtWidgets import (
 import engine
 from app.compute import short_token
 
-#: (label, text). The last one is set up for the causality demo: edit its final token.
+#: (label, text). The last one is set up for the causality demo: edit its final token. The
+#: labels are translated when shown (a Chinese label is its own translation).
 PRESETS: tuple[tuple[str, str], ...] = (
     ("中文：我爱北京天安门", "我爱北京天安门"),
-    ("English: The cat sat on the mat.", "The cat sat on the mat."),
+    (QT_TRANSLATE_NOOP("TokenEditor", "English: The cat sat on the mat."),
+     "The cat sat on the mat."),
     ("中文：注意力只看过去", "注意力只能看见过去的词"),
-    ("Causality demo: change the last word", "Attention never reads the future tokens"),
+    (QT_TRANSLATE_NOOP("TokenEditor", "Causality demo: change the last word"),
+     "Attention never reads the future tokens"),
 )
 DEFAULT_TEXT = PRESETS[0][1]
 
@@ -96,6 +99,8 @@ class TokenEditor(QWidget):
         self.prompt.setText(self.tr("Text:"))
         self.line.setPlaceholderText(self.tr("Type a sentence in Chinese or English…"))
         self.presets.setToolTip(self.tr("Example sentences"))
+        for index, (label, _text) in enumerate(PRESETS):
+            self.presets.setItemText(index, self.tr(label))
         self._on_tokens(engine.tokenize(self.line.text()))
 
     def set_text(self, text: str) -> None:

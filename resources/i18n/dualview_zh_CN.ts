@@ -1564,6 +1564,14 @@ Type a sentence above to compute the layer.</translation>
 <context>
     <name>TokenEditor</name>
     <message>
+        <source>English: The cat sat on the mat.</source>
+        <translation>英文：The cat sat on the mat.</translation>
+    </message>
+    <message>
+        <source>Causality demo: change the last word</source>
+        <translation>因果性演示：修改最后一个词</translation>
+    </message>
+    <message>
         <source>Text:</source>
         <translation>文本：</translation>
     </message>
