@@ -194,8 +194,8 @@ STOPS: tuple[TourStop, ...] = (
        "16 · post_attention_layernorm",
        "RMSNorm again, now on h, before the feed-forward network. In Qwen3 the norm sits "
        "inside the vector field (pre-norm); the residual stream itself is never normalised.",
-       "再做一次 RMSNorm，这次作用在 h 上，位于前馈网络之前。Qwen3 是 pre-norm：归一化在向量场"
-       "内部，残差流本身从不被归一化。"),
+       "再做一次 RMSNorm，这次作用在 h 上，位于前馈网络之前。Qwen3 是前归一化（pre-norm）："
+       "归一化在向量场内部，残差流本身从不被归一化。"),
     _s("gate_proj", _H, "17 · gate_proj", "17 · gate_proj：门控分支",
        "The MLP works on each token alone. First a wide gate branch G = ĥ W_gᵀ (here twice "
        "the model width).",
@@ -330,7 +330,8 @@ STOPS: tuple[TourStop, ...] = (
         "The paper's exact correspondence is the 2017 post-norm encoder. Pre-norm RMSNorm, "
         "RoPE, GQA, SwiGLU, the causal mask and q/k-norm are outside its derivation: read them "
         "with the caveats you have seen, and check them against the discrete steps.",
-        "论文严格对应的是 2017 年的 post-norm 编码器。pre-norm 的 RMSNorm、RoPE、GQA、SwiGLU、"
+        "论文严格对应的是 2017 年的后归一化（post-norm）编码器。前归一化（pre-norm）的 RMSNorm、"
+        "RoPE、GQA、SwiGLU、"
         "因果掩码和 q/k-norm 都不在它的推导之内：带着前面看到的这些说明去理解它们，"
         "并回到离散步骤逐一核对。",
         badge="ANALOGY"),

@@ -504,3 +504,19 @@ def test_the_chinese_splitting_lens_says_块_throughout(make_window, qtbot):
     assert "块" in panel.title_text("block") and "|u₆ − 块|" in panel.title_text("diff")
     assert " = ε(1 − ω)²" in panel.detail.text()
     window.set_language("en")
+
+
+def test_the_chinese_energy_lens_names_the_placements_one_way(make_window, qtbot):
+    """前归一化 / 后归一化 on the Chinese energy lens: its statement said 后归一化 while the
+    legend, the readout and the α tooltip said post-norm / pre-norm."""
+    window = make_window(sync=True, text="a b c")
+    panel = show(window, qtbot, "lensEnergyDock")
+    window.set_language("zh")
+    legend = [label.text for _sample, label in panel.legend.items]
+    texts = [panel.header.statement.text(), panel.readout.text(),
+             panel.alpha_slider.toolTip(), *legend]
+    for text in texts:
+        assert "pre-norm" not in text and "post-norm" not in text, text
+    assert any("后归一化" in t for t in legend) and any("前归一化" in t for t in legend)
+    assert "后归一化" in panel.readout.text() and "前归一化" in panel.readout.text()
+    window.set_language("en")

@@ -661,11 +661,11 @@ after attn.</source>
     </message>
     <message>
         <source>post-norm (LayerNorm)</source>
-        <translation>post-norm（LayerNorm）</translation>
+        <translation>后归一化（LayerNorm）</translation>
     </message>
     <message>
         <source>pre-norm (RMSNorm, Qwen3)</source>
-        <translation>pre-norm（RMSNorm，Qwen3）</translation>
+        <translation>前归一化（RMSNorm，Qwen3）</translation>
     </message>
     <message>
         <source>no norm</source>
@@ -681,7 +681,7 @@ after attn.</source>
     </message>
     <message>
         <source>ReZero α: every branch is scaled by α (α = 0: pre-norm and no-norm are the identity)</source>
-        <translation>ReZero α：每个分支都乘以 α（α = 0 时，pre-norm 和无归一化都是恒等映射）</translation>
+        <translation>ReZero α：每个分支都乘以 α（α = 0 时，前归一化 和无归一化都是恒等映射）</translation>
     </message>
     <message>
         <source>Scale of the random initial weights</source>
@@ -729,7 +729,7 @@ after attn.</source>
     </message>
     <message>
         <source>&lt;b style=&apos;color:#1e783c&apos;&gt;post-norm&lt;/b&gt;: every layer at σ₁² + σ₂² = %1 (largest deviation %2) · &lt;b style=&apos;color:#285ac8&apos;&gt;pre-norm&lt;/b&gt;: sublayer inputs have rms |σ₂| (deviation ≤ %3), stream energy at layer %7 = %4 · &lt;b style=&apos;color:#c83228&apos;&gt;no norm&lt;/b&gt; at layer %7: %5 · %6</source>
-        <translation>&lt;b style=&apos;color:#1e783c&apos;&gt;post-norm&lt;/b&gt;：每一层都在 σ₁² + σ₂² = %1（最大偏差 %2）· &lt;b style=&apos;color:#285ac8&apos;&gt;pre-norm&lt;/b&gt;：子层输入的 rms 为 |σ₂|（偏差 ≤ %3），第 %7 层的残差流能量 = %4 · &lt;b style=&apos;color:#c83228&apos;&gt;无归一化&lt;/b&gt;在第 %7 层：%5 · %6</translation>
+        <translation>&lt;b style=&apos;color:#1e783c&apos;&gt;后归一化&lt;/b&gt;：每一层都在 σ₁² + σ₂² = %1（最大偏差 %2）· &lt;b style=&apos;color:#285ac8&apos;&gt;前归一化&lt;/b&gt;：子层输入的 rms 为 |σ₂|（偏差 ≤ %3），第 %7 层的残差流能量 = %4 · &lt;b style=&apos;color:#c83228&apos;&gt;无归一化&lt;/b&gt;在第 %7 层：%5 · %6</translation>
     </message>
     <message>
         <source>Exact: a test asserts this statement in float64.</source>
