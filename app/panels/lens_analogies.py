@@ -83,9 +83,9 @@ ANALOGIES: tuple[Analogy, ...] = (
         "each token on a set of given mean and variance.",
         "这里既没有温度，也没有反馈回路：LayerNorm 只是一个固定映射，"
         "把每个词元放到给定均值和方差的集合上。",
-        "LayerNorm (ε = 0) is the nearest point of that set, and in a post-norm stack "
-        "mean(u²) equals σ₁² + σ₂² after every layer.",
-        "LayerNorm（ε = 0）是该集合上的最近点；后归一化堆叠中每层之后 "
+        "LayerNorm (ε = 0) is the nearest point of that set, and in a post-norm stack with "
+        "ε = 0 mean(u²) equals σ₁² + σ₂² after every layer.",
+        "LayerNorm（ε = 0）是该集合上的最近点；ε = 0 的后归一化堆叠中每层之后 "
         "mean(u²) 恰为 σ₁² + σ₂²。",
         (("E5", "lensProjectionDock"), ("E20", "lensEnergyDock")),
     ),
@@ -130,9 +130,9 @@ ANALOGIES: tuple[Analogy, ...] = (
         "pre-norm is the gradient scale at initialisation (post-norm needs warm-up).",
         "后归一化的激活值天然有界。文献给出的前归一化优势是初始化时的梯度尺度"
         "（后归一化需要预热）。",
-        "The post-norm energy is flat at σ₁² + σ₂²; pre-norm sublayers read rms exactly |γ| "
-        "while the pre-norm residual stream grows.",
-        "后归一化的能量恒为 σ₁² + σ₂²；前归一化的子层输入 rms 恰为 |γ|，"
+        "With ε = 0 the post-norm energy is flat at σ₁² + σ₂² and pre-norm sublayers read rms "
+        "exactly |γ|, while the pre-norm residual stream grows.",
+        "ε = 0 时，后归一化的能量恒为 σ₁² + σ₂²，前归一化的子层输入 rms 恰为 |γ|，"
         "而前归一化的残差流在增长。",
         (("E20", "lensEnergyDock"), ("E21", "lensEnergyDock")),
     ),

@@ -318,13 +318,14 @@ class EnergyPanel(LensPanel):
         st = self.state
         self.header.set_texts(
             self.tr("Energy through depth"),
-            pick(st, "The same random layers, three placements of the norm. "
+            pick(st, "The same random layers, three placements of the norm, all with ε = 0. "
                      "<b>Post-norm</b> (LN with scalar γ = σ₂, β = σ₁) puts every row on mean σ₁, "
                      "variance σ₂², so mean(u²) = σ₁² + σ₂² after every layer, exactly. "
                      "<b>Pre-norm</b>: each sublayer reads rms exactly |σ₂|, but the residual "
                      "stream is never normalised and grows. <b>No norm</b>: the growth compounds.",
-                 "同一组随机层，归一化放在三个不同位置。<b>后归一化</b>（标量 γ = σ₂、β = σ₁ 的 "
-                 "LN）让每一行均值为 σ₁、方差为 σ₂²，所以每层之后 mean(u²) 恰好等于 σ₁² + σ₂²。"
+                 "同一组随机层，归一化放在三个不同位置，ε 都取 0。"
+                 "<b>后归一化</b>（标量 γ = σ₂、β = σ₁ 的 LN）让每一行均值为 σ₁、方差为 σ₂²，"
+                 "所以每层之后 mean(u²) 恰好等于 σ₁² + σ₂²。"
                  "<b>前归一化</b>：每个子层读到的输入 rms 恰为 |σ₂|，但残差流本身从不归一化，"
                  "会增长。<b>无归一化</b>：增长逐层累积。"),
             [badge_tip(self, "EXACT"), badge_tip(self, "EXACT"), badge_tip(self, "ANALOGY")])
