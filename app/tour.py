@@ -241,10 +241,11 @@ STOPS: tuple[TourStop, ...] = (
         "partial-step", "continuous", _DEPTH,
         "In between: a true partial step", "中间状态：真实的部分步",
         "At t = ¼ the picture is not a blend of two frames. Inside a sub-step "
-        "(1 − s)·x + s·(x + A) = x + s·A exactly: the state the layer would output with its "
-        "attention branch scaled by s = ½.",
+        "(1 − s)·x + s·(x + A) = x + s·A exactly: the state the layer would reach at t = ½ "
+        "(its first residual, step 15) with its attention branch scaled by s = ½.",
         "t = ¼ 处的画面不是两帧的混合。在一个子步内，(1 − s)·x + s·(x + A) 恰好等于 x + s·A："
-        "也就是把注意力分支乘以 s = ½ 时这一层真正会输出的状态。",
+        "也就是把注意力分支乘以 s = ½ 时，这一层在 t = ½ 真正会到达的状态"
+        "（第一次残差，第 15 步）。",
         step="resid_attn", badge="EXACT", paper_id="E14", depth_t=0.25),
     TourStop(
         "norm-curves", "continuous", _DEPTH,

@@ -175,7 +175,7 @@ class DepthStates:
 
     ``states[0..2]`` are the true states at ``times = (0, ½, 1)``: embed, resid_attn, resid_mlp.
     Between them :meth:`at` returns the *exact* Euler state of step size s, ``x + s·A`` or
-    ``h + s·M`` — what the layer would output with that sub-step scaled by s (the ReZero view),
+    ``h + s·M`` — the sub-step's end state with its branch scaled by s (the ReZero view),
     not a cosmetic blend; at t = ½ and t = 1 it is the true state, bit for bit.
     """
 

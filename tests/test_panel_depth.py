@@ -296,3 +296,31 @@ def test_side_by_side_holds_between_the_two_ratios(make_window):
     panel._split.resize(1400, int(1400 / between))
     panel._arrange()
     assert not panel.side_by_side
+
+
+@pytest.mark.parametrize("t", [0.25, 0.75])
+def test_the_partial_step_is_described_as_what_it_is(make_window, t):
+    """x + s·A is resid_attn of the layer with its attention branch scaled by s, not that
+    layer's output (the caption said 'the layer's output with this branch scaled by s' for
+    both sub-steps); h + s·M is the output with the MLP branch scaled by s."""
+    from engine import run_layer
+    from engine.weights import LayerWeights as Weights
+
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = _depth(window)
+    window.state.set_depth_t(t)
+    state, trace = window.state, window.state.result.trace
+    s = 2 * t if t < 0.5 else 2 * t - 1
+    branch = "self_attn.o_proj.weight" if t < 0.5 else "mlp.down_proj.weight"
+    tensors = {name: state.weights[name] for name in state.weights}
+    tensors[branch] = s * tensors[branch]  # the branch's output scaled by s
+    scaled = run_layer(trace["embed"], Weights.from_state_dict(tensors, state.config),
+                       state.config)
+    caption = panel.caption.text()
+    if t < 0.5:
+        np.testing.assert_allclose(panel.source, scaled["resid_attn"], rtol=0, atol=1e-14)
+        assert not np.allclose(panel.source, scaled.output)
+        assert "resid_attn" in caption and "layer's output" not in caption
+    else:
+        np.testing.assert_allclose(panel.source, scaled.output, rtol=0, atol=1e-14)
+        assert "layer's output with the MLP branch" in caption

@@ -434,14 +434,14 @@ class DepthTimePanel(Panel):
         # the animation never re-lays out this label
         phase, _s = depth.sub_step(t)
         if phase == "attention":
-            text = self.tr("<b>Attention sub-step (s = 2t)</b>: u(t) = x + s·A(x), A = o_proj "
-                           "(step 14).")
-        else:
-            text = self.tr("<b>MLP sub-step (s = 2t − 1)</b>: u(t) = h + s·M(h), M = down_proj "
-                           "(step 21).")
-        return text + " " + self.tr(
-            "An <b>exact</b> Euler step of size s — the layer's output with this branch scaled "
-            "by s — not a cosmetic blend of two pictures.")
+            return self.tr("<b>Attention sub-step (s = 2t)</b>: u(t) = x + s·A(x), A = o_proj "
+                           "(step 14).") + " " + self.tr(
+                "An <b>exact</b> Euler step of size s — what resid_attn (step 15) would be with "
+                "the attention branch scaled by s — not a cosmetic blend of two pictures.")
+        return self.tr("<b>MLP sub-step (s = 2t − 1)</b>: u(t) = h + s·M(h), M = down_proj "
+                       "(step 21).") + " " + self.tr(
+            "An <b>exact</b> Euler step of size s — the layer's output with the MLP branch "
+            "scaled by s — not a cosmetic blend of two pictures.")
 
     def t_text(self, t: float) -> str:
         """``t = 0.350 · s = 0.700``: depth time and the step size taken in its sub-step."""

@@ -538,8 +538,16 @@ after attn.</source>
         <translation>&lt;b&gt;注意力子步（s = 2t）&lt;/b&gt;：u(t) = x + s·A(x)，A = o_proj（第 14 步）。</translation>
     </message>
     <message>
+        <source>An &lt;b&gt;exact&lt;/b&gt; Euler step of size s — what resid_attn (step 15) would be with the attention branch scaled by s — not a cosmetic blend of two pictures.</source>
+        <translation>这是步长为 s 的&lt;b&gt;精确&lt;/b&gt;欧拉步——把注意力分支乘以 s 时 resid_attn（第 15 步）的值——而不是两张图的装饰性混合。</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;MLP sub-step (s = 2t − 1)&lt;/b&gt;: u(t) = h + s·M(h), M = down_proj (step 21).</source>
         <translation>&lt;b&gt;MLP 子步（s = 2t − 1）&lt;/b&gt;：u(t) = h + s·M(h)，M = down_proj（第 21 步）。</translation>
+    </message>
+    <message>
+        <source>An &lt;b&gt;exact&lt;/b&gt; Euler step of size s — the layer&apos;s output with the MLP branch scaled by s — not a cosmetic blend of two pictures.</source>
+        <translation>这是步长为 s 的&lt;b&gt;精确&lt;/b&gt;欧拉步——把 MLP 分支乘以 s 时这一层的输出——而不是两张图的装饰性混合。</translation>
     </message>
     <message>
         <source>bold: token %1 “%2”</source>
@@ -548,10 +556,6 @@ after attn.</source>
     <message>
         <source>Slope ≈ &lt;b&gt;%1&lt;/b&gt; for Euler (error halves as n doubles), ≈ &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
         <translation>欧拉法斜率 ≈ &lt;b&gt;%1&lt;/b&gt;（n 翻倍误差减半），%2 斜率 ≈ &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
-    </message>
-    <message>
-        <source>An &lt;b&gt;exact&lt;/b&gt; Euler step of size s — the layer&apos;s output with this branch scaled by s — not a cosmetic blend of two pictures.</source>
-        <translation>这是步长为 s 的&lt;b&gt;精确&lt;/b&gt;欧拉步——把这一分支乘以 s 时这一层的输出——而不是两张图的装饰性混合。</translation>
     </message>
     <message>
         <source>&lt;b&gt;u(t)&lt;/b&gt; — the residual stream in depth time &lt;span style=&apos;color:%1&apos;&gt;(continuous view)&lt;/span&gt;</source>
