@@ -164,9 +164,11 @@ STOPS: tuple[TourStop, ...] = (
        "注意力积分只在 x̃ ≤ x 上进行。"),
     _s("attn_probs", _ATT, "12 · attn_probs: softmax", "12 · attn_probs：softmax",
        "Softmax turns each row into weights ≥ 0 that sum to 1. It is a Boltzmann distribution "
-       "with temperature τ = √d: log p_j = s_j/τ − log Z, exactly.",
-       "softmax 把每一行变成非负且和为 1 的权重。它正是温度 τ = √d 的玻尔兹曼分布："
-       "log p_j = s_j/τ − log Z，严格成立。",
+       "over the raw logits q·k_j with temperature τ = √d: log p_j = q·k_j/τ − log Z, "
+       "exactly (step 10's S already holds q·k/τ).",
+       "softmax 把每一行变成非负且和为 1 的权重。它正是原始分数 q·k_j 上"
+       "温度 τ = √d 的玻尔兹曼分布：log p_j = q·k_j/τ − log Z，严格成立"
+       "（第 10 步的 S 已经是 q·k/τ）。",
        badge="EXACT", paper_id="E16"),
     _s("attn_context", _ATT, "13 · attn_context: weighted sum", "13 · attn_context：加权求和",
        "Each token averages the values it may see, with the weights of step 12. A weighted "

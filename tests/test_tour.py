@@ -189,3 +189,22 @@ def test_the_silu_stop_quotes_silu_minimum():
     assert f"{g[silu.argmin()]:.2f}".replace("-", "−") in stop.body_en
     for number in ("−0.28", "−1.28"):
         assert number in stop.body_zh
+
+
+def test_the_softmax_stop_states_e16_on_the_raw_logits(make_window):
+    """Step 10 shows S = q kᵀ/√d, so 'log p_j = s_j/τ − log Z' read with that S divides by √d
+    twice; the stop writes the raw logit q·k_j, and the numbers agree with it."""
+    import numpy as np
+
+    from app.tour import STOPS
+    stop = next(s for s in STOPS if s.step == "attn_probs")
+    for body in (stop.body_en, stop.body_zh):
+        assert "log p_j = q·k_j/τ − log Z" in body and "s_j/τ" not in body
+    window = make_window(sync=True, text="a b c d")
+    trace = window.state.result.trace
+    q, k = trace["q_rope"][0], trace["k_rope"][0]  # head 0 reads kv head 0
+    tau = np.sqrt(trace.config.head_dim)
+    logits = q[3] @ k.T  # the last row sees every key
+    log_z = np.log(np.sum(np.exp(logits / tau)))
+    np.testing.assert_allclose(np.log(trace["attn_probs"][0, 3]), logits / tau - log_z,
+                               rtol=0, atol=1e-12)
