@@ -287,5 +287,9 @@ def test_the_causal_mask_step_says_when_the_mask_is_off(make_window):
     assert np.isfinite(window.state.result.trace["causal_mask"]).all()
     title = panel.title.text()
     assert "copy of the scores" in title and "j > i" not in title and "j &gt; i" not in title
+    tree = window.panels["stepListDock"].tree
+    row = tree.topLevelItem(11)
+    assert "copy of the scores" in row.text(4) and row.text(3) == "S"
     window.causal_action.trigger()
     assert "copy of the scores" not in panel.title.text()
+    assert "−∞" in row.text(3) and "copy of the scores" not in row.text(4)

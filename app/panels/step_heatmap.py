@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from app import palettes, theme
@@ -25,6 +25,13 @@ def format_value(value: float, masked: str = "−∞ (masked)") -> str:
     if value == -np.inf:
         return masked
     return repr(float(value))
+
+
+def mask_off_meaning() -> str:
+    """What step 11 (causal_mask) is when the layer runs without the mask, translated."""
+    return QCoreApplication.translate(
+        "StepHeatmapPanel", "Causal mask off (View ▸ Causal mask, M): this step is a copy of "
+        "the scores; no score is set to −∞.")
 
 
 class StepHeatmapPanel(Panel):
@@ -135,9 +142,7 @@ class StepHeatmapPanel(Panel):
         formula, meaning = step.formula, self.state.meaning(step.info)
         if step.name == "causal_mask" and not result.trace.causal:
             # the engine runs without the mask: the step is the scores unchanged, say so
-            formula = "S"
-            meaning = self.tr("Causal mask off (View ▸ Causal mask, M): this step is a copy of "
-                              "the scores; no score is set to −∞.")
+            formula, meaning = "S", mask_off_meaning()
         self.title.setText(
             f"<b>{step.index}. {step.name}</b> &nbsp; <code>{formula}</code> &nbsp; "
             f"<span style='color:{theme.quiet_css()}'>[{shape}] — {meaning}</span>")

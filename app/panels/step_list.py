@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTree
 
 from app.compute import Result
 from app.panels.base import Panel
+from app.panels.step_heatmap import mask_off_meaning
 from app.state import AppState
 from engine import STEP_INFO, STEP_NAMES
 
@@ -24,6 +25,7 @@ class StepListPanel(Panel):
         self.tree.setAlternatingRowColors(True)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.setColumnCount(5)
+        self._mask_off = False
         for info in STEP_INFO:
             item = QTreeWidgetItem([str(info.index), info.name, "", info.formula, ""])
             item.setData(0, Qt.ItemDataRole.UserRole, info.name)
@@ -44,21 +46,29 @@ class StepListPanel(Panel):
     def retranslate(self) -> None:
         self.tree.setHeaderLabels(["#", self.tr("step"), self.tr("shape"), self.tr("formula"),
                                    self.tr("what it does")])
+        result = self.state.result
+        mask_off = result is not None and result.trace is not None and not result.trace.causal
         for info in STEP_INFO:
             item = self.tree.topLevelItem(info.index)
-            meaning = self.state.meaning(info)
+            formula, meaning = info.formula, self.state.meaning(info)
+            if info.name == "causal_mask" and mask_off:  # a copy of the scores: say so
+                formula, meaning = "S", mask_off_meaning()
             if info.name in DEPTH_MOVES:
                 meaning = f"[{DEPTH_MOVES[info.name]}] {meaning}"
+            item.setText(3, formula)
             item.setText(4, meaning)
             item.setToolTip(4, meaning)
             # the formula column is cut at the dock's default width: any cell tells it all
             for col in range(4):
-                item.setToolTip(col, f"{info.index}. {info.name}: {info.formula}\n{meaning}")
+                item.setToolTip(col, f"{info.index}. {info.name}: {formula}\n{meaning}")
+        self._mask_off = mask_off
 
     def redraw(self, result: Result) -> None:
         for step in result.trace.steps:
             shape = " × ".join(str(n) for n in step.array.shape)
             self.tree.topLevelItem(step.index).setText(2, shape)
+        if (not result.trace.causal) != self._mask_off:
+            self.retranslate()
 
     def _sync_current(self) -> None:
         item = self.tree.topLevelItem(STEP_NAMES.index(self.state.step))
