@@ -91,6 +91,8 @@ def test_with_the_mask_off_earlier_rows_change(make_window):
     window.state.set_step("resid_mlp")
     assert np.all(panel.bar_values[:5] > 0)
     assert np.all(panel.diff_source[:5].max(axis=1) > 0)
+    window.state.set_step("causal_mask")  # a copy of the scores now: no −∞ claimed
+    assert "−∞" not in panel.step_title.text() and "<code>S</code>" in panel.step_title.text()
     # and with the mask back on, an edit is exact again
     window.causal_action.setChecked(True)
     window.editor.set_text(DEMO)
