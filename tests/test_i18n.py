@@ -44,8 +44,8 @@ def test_placeholders_survive_translation():
         text = translated_text(translation)
         if not text:
             continue  # missing ones fail the test above
-        for placeholder in ("%1", "%2", "%3", "%n"):
-            assert (placeholder in source) == (placeholder in text), (context, source)
+        for placeholder in (*(f"%{i}" for i in range(1, 10)), "%n"):  # readouts go up to %8
+            assert source.count(placeholder) == text.count(placeholder), (context, source)
 
 
 @pytest.mark.skipif(not TOOLS, reason="pyside6-lupdate / pyside6-lrelease not installed")
