@@ -46,9 +46,9 @@ def provenance(result: Result | None, *, seed: int, causal: bool, step: str | No
     meta["weights"] = {"kind": "random", "seed": seed}
     meta["causal"] = causal
     if step is not None and result is not None and result.ok:
-        info = result.trace.step(step).info  # type: ignore[union-attr]
-        meta["step"] = {"index": info.index, "name": info.name, "formula": info.formula,
-                        "axes": list(info.axes)}
+        shown = result.trace.step(step)  # type: ignore[union-attr]
+        meta["step"] = {"index": shown.index, "name": shown.name, "formula": shown.formula,
+                        "axes": list(shown.axes)}
     if head is not None:
         meta["head"] = head  # an index into the step's head axis (kv heads for k/v steps)
     if query_head is not None:

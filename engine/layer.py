@@ -123,12 +123,20 @@ STEP_NAMES: tuple[str, ...] = tuple(info.name for info in STEP_INFO)
 _INFO_BY_NAME = {info.name: info for info in STEP_INFO}
 
 
+#: What step 11 (causal_mask) is in a layer run with ``causal=False``: the scores, unchanged.
+MASK_OFF_FORMULA = "S"
+MASK_OFF_MEANING = ("Causal mask off: this step is a copy of the scores; no score is set to −∞.",
+                    "因果掩码已关闭：这一步就是分数的副本，没有分数被设为 −∞。")
+
+
 @dataclass(frozen=True)
 class Step:
-    """One recorded step: its description and its read-only array."""
+    """One recorded step: its description and its read-only array. ``causal`` is how the layer
+    ran; without the mask ``causal_mask`` describes itself as the copy of the scores it is."""
 
     info: StepInfo
     array: np.ndarray
+    causal: bool = True
 
     @property
     def name(self) -> str:
@@ -143,16 +151,20 @@ class Step:
         return self.info.axes
 
     @property
+    def _mask_off(self) -> bool:
+        return not self.causal and self.info.name == "causal_mask"
+
+    @property
     def formula(self) -> str:
-        return self.info.formula
+        return MASK_OFF_FORMULA if self._mask_off else self.info.formula
 
     @property
     def meaning(self) -> str:
-        return self.info.meaning
+        return MASK_OFF_MEANING[0] if self._mask_off else self.info.meaning
 
     @property
     def meaning_zh(self) -> str:
-        return self.info.meaning_zh
+        return MASK_OFF_MEANING[1] if self._mask_off else self.info.meaning_zh
 
     @property
     def kind(self) -> Kind:
@@ -241,7 +253,7 @@ def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
     steps = []
     for info, array in zip(STEP_INFO, arrays, strict=True):
         array.setflags(write=False)
-        steps.append(Step(info, array))
+        steps.append(Step(info, array, causal))
     return LayerTrace(config=config, causal=causal, steps=tuple(steps))
 
 

@@ -9,7 +9,16 @@ import numpy as np
 import pytest
 
 import engine
-from engine import EngineError, LayerWeights, Qwen3Config, embed, run_layer, tokenize
+from engine import (
+    STEP_INFO,
+    STEP_NAMES,
+    EngineError,
+    LayerWeights,
+    Qwen3Config,
+    embed,
+    run_layer,
+    tokenize,
+)
 from engine import weights as weights_module
 
 
@@ -404,3 +413,21 @@ def test_step_formulas_say_what_the_engine_computes(toy):
     assert "SiLU(G)" in trace.step("gated").formula
     gate = trace["gate_proj"]
     np.testing.assert_allclose(trace["silu_gate"], gate / (1 + np.exp(-gate)), rtol=1e-15)
+
+
+def test_without_the_mask_causal_mask_describes_itself_as_the_scores():
+    """A layer run with causal=False records causal_mask as a copy of the scores; its formula
+    and meanings say so (and say −∞ only when the mask is on)."""
+    config = Qwen3Config()
+    weights = LayerWeights.random(config, seed=2)
+    x = embed(tokenize("one two three"), 16)
+    masked, open_ = run_layer(x, weights, config), run_layer(x, weights, config, causal=False)
+    step = open_.step("causal_mask")
+    np.testing.assert_array_equal(step.array, open_["attn_scores"])
+    assert step.formula == "S" and "copy of the scores" in step.meaning
+    assert "副本" in step.meaning_zh
+    assert "−∞" in masked.step("causal_mask").formula
+    assert masked.step("causal_mask").meaning == STEP_INFO[11].meaning
+    for name in STEP_NAMES:  # every other step reads the same either way
+        if name != "causal_mask":
+            assert open_.step(name).formula == masked.step(name).formula

@@ -137,3 +137,21 @@ def test_clicking_a_heatmap_cell_copies_its_exact_value(window, qtbot):
     expected = repr(float(window.state.result.trace["q_proj"][2, 5]))
     qtbot.waitUntil(lambda: QGuiApplication.clipboard().text() == expected, timeout=2000)
     assert expected in window.statusBar().currentMessage()
+
+
+def test_exports_with_the_mask_off_describe_causal_mask_as_the_scores(window, tmp_path, qtbot):
+    """Without the mask step 11 is a copy of the scores: its exported formula is S, not the
+    '−∞ for j > i' that no entry of the exported matrix holds."""
+    window.state.set_causal(False)
+    qtbot.waitUntil(lambda: not window.state.result.trace.causal)
+    window.state.set_step("causal_mask")
+    assert window.export_step(tmp_path / "m.npy")
+    meta = json.loads((tmp_path / "m.npy.json").read_text("utf-8"))
+    assert meta["causal"] is False and meta["step"]["formula"] == "S"
+    assert np.isfinite(np.load(tmp_path / "m.npy", allow_pickle=False)).all()
+    assert window.export_all_steps(tmp_path / "all.npz")
+    with np.load(tmp_path / "all.npz", allow_pickle=False) as data:
+        formulas = json.loads(str(data["meta"]))["formulas"]
+    assert formulas[STEP_NAMES.index("causal_mask")] == "S"
+    assert formulas[STEP_NAMES.index("attn_probs")] == window.state.result.trace.step(
+        "attn_probs").formula

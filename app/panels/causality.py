@@ -474,8 +474,7 @@ class CausalityPanel(Panel):
             note = " — <span style='color:%1'>%2</span>".replace(
                 "%1", theme.ink(OUTLINE_HTML)).replace(
                 "%2", self.tr("rows before k changed only in the masked future (outlined)"))
-        # with the mask off step 11 is the scores unchanged (the step list and heatmap say so)
-        formula = "S" if name == "causal_mask" and not result.trace.causal else info.formula
+        formula = result.trace.step(name).formula  # "S" for causal_mask with the mask off
         self.step_title.setText(
             f"<b>{info.index}. {name}</b> &nbsp;<code>{formula}</code>"
             + (f" &nbsp;({head_text})" if head_text else "")

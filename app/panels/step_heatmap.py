@@ -141,8 +141,8 @@ class StepHeatmapPanel(Panel):
         shape = " × ".join(str(n) for n in step.array.shape)
         formula, meaning = step.formula, self.state.meaning(step.info)
         if step.name == "causal_mask" and not result.trace.causal:
-            # the engine runs without the mask: the step is the scores unchanged, say so
-            formula, meaning = "S", mask_off_meaning()
+            # the engine runs without the mask: the step (formula S) is the scores, say so
+            meaning = mask_off_meaning()
         self.title.setText(
             f"<b>{step.index}. {step.name}</b> &nbsp; <code>{formula}</code> &nbsp; "
             f"<span style='color:{theme.quiet_css()}'>[{shape}] — {meaning}</span>")

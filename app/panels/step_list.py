@@ -52,7 +52,7 @@ class StepListPanel(Panel):
             item = self.tree.topLevelItem(info.index)
             formula, meaning = info.formula, self.state.meaning(info)
             if info.name == "causal_mask" and mask_off:  # a copy of the scores: say so
-                formula, meaning = "S", mask_off_meaning()
+                formula, meaning = result.trace.step(info.name).formula, mask_off_meaning()
             if info.name in DEPTH_MOVES:
                 meaning = f"[{DEPTH_MOVES[info.name]}] {meaning}"
             item.setText(3, formula)
