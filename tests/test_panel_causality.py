@@ -123,6 +123,9 @@ def test_raw_scores_change_only_in_the_future_columns_the_mask_removes(make_wind
         assert len(xs) == 8 * len(cells)  # four edges per outlined cell
         assert panel.mask_image.isVisible()
     assert "attn_scores" in panel.detail.text() and "future" in panel.detail.text()
+    # the report holds embed and the 22 steps; the text counts them as the app does
+    assert f"In the input and all {len(STEP_NAMES) - 1} steps" in panel.detail.text()
+    assert len(STEP_NAMES) - 1 == 22
     # the bars outline the raw-score rows; the overview outlines the same cells
     assert np.all(panel.bar_values[:k] > 0)
     xs, _ys = panel.grid_outline.getData()
@@ -173,6 +176,7 @@ def test_appending_with_the_mask_off_is_no_rounding_claim(make_window):
     assert "Mask off: earlier rows changed" in verdict and "rounding" not in verdict
     # the row-wise steps before attention differ only by rounding after a change of length
     assert "from step 12 attn_probs on" in panel.detail.text()
+    assert " of 22 steps changed rows before k" in panel.detail.text()
 
 
 @pytest.mark.parametrize("after", ["z b c d", "z b"])

@@ -674,17 +674,18 @@ class CausalityPanel(Panel):
                 "For the bitwise test keep the token count: <b>edit the last word</b> instead "
                 "of adding or removing one."))
             return
+        n_steps = len(report.step_names) - 1  # the report holds embed too: 22 steps after it
         if causal and report.exact:
             self._set_verdict(GOOD, self.tr(
                 "Every row before %1 is bitwise identical (max |Δ| = 0)").replace("%1", k_token))
-            scores = self.tr("In all %1 steps.").replace("%1", str(len(report.step_names)))
+            scores = self.tr("In the input and all %1 steps.").replace("%1", str(n_steps))
             if report.scores_changed_count:
                 if report.scores_changed_future_only:
                     scores = self.tr(
-                        "In all %1 steps, except %n raw score(s) in attn_scores (step 10): all in "
-                        "the future column(s) j ≥ k — exactly what causal_mask (step 11) "
-                        "removes.", "", report.scores_changed_count).replace(
-                        "%1", str(len(report.step_names)))
+                        "In the input and all %1 steps, except %n raw score(s) in attn_scores "
+                        "(step 10): all in the future column(s) j ≥ k — exactly what causal_mask "
+                        "(step 11) removes.", "", report.scores_changed_count).replace(
+                        "%1", str(n_steps))
                 else:
                     scores = self.tr("Unexpected: raw scores outside the future columns changed.")
             self.detail.setText(scores + " " + compared)
@@ -711,7 +712,7 @@ class CausalityPanel(Panel):
             steps_text = self.tr("%1 of %2 steps changed rows before k, from step %3 %4 on: "
                                  "nothing removes the future key any more.").replace(
                 "%1", str(len(changed_steps))).replace(
-                "%2", str(len(report.step_names))).replace(
+                "%2", str(n_steps)).replace(
                 "%3", str(STEP_NAMES.index(first_step)) if first_step else "–").replace(
                 "%4", first_step)
             self.detail.setText(steps_text + " " + compared)

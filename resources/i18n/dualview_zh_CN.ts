@@ -210,13 +210,13 @@
         <translation>%1 之前的每一行都逐位相同（最大 |Δ| = 0）</translation>
     </message>
     <message>
-        <source>In all %1 steps.</source>
-        <translation>在全部 %1 个步骤中。</translation>
+        <source>In the input and all %1 steps.</source>
+        <translation>在输入和全部 %1 个步骤中。</translation>
     </message>
     <message numerus="yes">
-        <source>In all %1 steps, except %n raw score(s) in attn_scores (step 10): all in the future column(s) j ≥ k — exactly what causal_mask (step 11) removes.</source>
+        <source>In the input and all %1 steps, except %n raw score(s) in attn_scores (step 10): all in the future column(s) j ≥ k — exactly what causal_mask (step 11) removes.</source>
         <translation>
-            <numerusform>在全部 %1 个步骤中，只有 attn_scores（第 10 步）中的 %n 个原始分数例外：它们都在未来列 j ≥ k 中——正是 causal_mask（第 11 步）要去掉的。</numerusform>
+            <numerusform>在输入和全部 %1 个步骤中，只有 attn_scores（第 10 步）中的 %n 个原始分数例外：它们都在未来列 j ≥ k 中——正是 causal_mask（第 11 步）要去掉的。</numerusform>
         </translation>
     </message>
     <message>
