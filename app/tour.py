@@ -199,9 +199,10 @@ STOPS: tuple[TourStop, ...] = (
        "再做一次 RMSNorm，这次作用在 h 上，位于前馈网络之前。Qwen3 是前归一化（pre-norm）："
        "归一化在向量场内部，残差流本身从不被归一化。"),
     _s("gate_proj", _H, "17 · gate_proj", "17 · gate_proj：门控分支",
-       "The MLP works on each token alone. First a wide gate branch G = ĥ W_gᵀ (here twice "
-       "the model width).",
-       "前馈网络对每个词元单独工作。先是一个较宽的门控分支 G = ĥ W_gᵀ（这里是模型宽度的两倍）。"),
+       "The MLP works on each token alone. First a wide gate branch G = ĥ W_gᵀ: its width F "
+       "is a few times the model width D (2× in the toy layer, 3× in Qwen3-0.6B).",
+       "前馈网络对每个词元单独工作。先是一个较宽的门控分支 G = ĥ W_gᵀ：它的宽度 F 是模型宽度 D "
+       "的几倍（玩具层为 2 倍，Qwen3-0.6B 为 3 倍）。"),
     _s("up_proj", _H, "18 · up_proj", "18 · up_proj：上投影",
        "In parallel, the up branch U = ĥ W_uᵀ: a second wide view of the same token.",
        "同时计算上投影分支 U = ĥ W_uᵀ：同一个词元的第二个宽表示。"),

@@ -208,3 +208,17 @@ def test_the_softmax_stop_states_e16_on_the_raw_logits(make_window):
     log_z = np.log(np.sum(np.exp(logits / tau)))
     np.testing.assert_allclose(np.log(trace["attn_probs"][0, 3]), logits / tau - log_z,
                                rtol=0, atol=1e-12)
+
+
+def test_the_gate_proj_stop_quotes_the_widths_of_the_shipped_layers():
+    """'2× in the toy layer, 3× in Qwen3-0.6B' (it said 'twice', true of the toy layer only)."""
+    from engine import Qwen3Config
+
+    stop = next(s for s in STOPS if s.key == "step:gate_proj")
+    toy, real = Qwen3Config.toy(), Qwen3Config.qwen3_0_6b()
+    toy_ratio = toy.intermediate_size // toy.hidden_size
+    real_ratio = real.intermediate_size // real.hidden_size
+    assert toy_ratio * toy.hidden_size == toy.intermediate_size
+    assert real_ratio * real.hidden_size == real.intermediate_size
+    assert f"{toy_ratio}× in the toy layer, {real_ratio}× in Qwen3-0.6B" in stop.body_en
+    assert f"玩具层为 {toy_ratio} 倍，Qwen3-0.6B 为 {real_ratio} 倍" in stop.body_zh
