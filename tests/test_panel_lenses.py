@@ -476,7 +476,7 @@ def test_analogies_page_and_every_lens_switch_language(make_window, qtbot):
 
 def test_analogy_links_name_each_panel_as_its_dock_title_in_both_languages(make_window, qtbot):
     """A link to a panel reads as that panel's tab and View-menu entry (the Chinese page named
-    them differently: 深度中的能量 for 随深度变化的能量, 分裂 = block for 算子拆分 = 一个块 …)."""
+    them differently: 深度中的能量 for 随深度变化的能量, 分裂 = block for 算子分裂 = 一个块 …)."""
     window = make_window(sync=True, text="a b")
     panel = show(window, qtbot, "lensAnalogiesDock")
     for language in ("en", "zh"):

@@ -149,7 +149,7 @@ EXACT_READINGS: tuple[tuple[str, str, str, str], ...] = (
     ("LayerNorm (ε = 0) is the nearest-point projection onto {mean σ₁, variance σ₂²}.",
      "LayerNorm（ε = 0）是到 {均值 σ₁，方差 σ₂²} 的最近点投影。", "E5", "lensProjectionDock"),
     ("The 2017 encoder block is one six-sub-step Lie splitting step.",
-     "2017 年的编码器块就是一个六子步的 Lie 分裂时间步。", "E1", "lensSplittingDock"),
+     "2017 年的编码器块就是一个六子步的 Lie 算子分裂时间步。", "E1", "lensSplittingDock"),
 )
 
 #: Dock object name -> its title, as the View menu and the dock's tab show it (translated when

@@ -634,7 +634,7 @@ after attn.</source>
     </message>
     <message>
         <source>Lens: splitting = block</source>
-        <translation>透镜：算子拆分 = 一个块</translation>
+        <translation>透镜：算子分裂 = 一个块</translation>
     </message>
     <message>
         <source>Lens: projection geometry</source>
@@ -1345,7 +1345,7 @@ Type a sentence above to compute the layer.</translation>
     </message>
     <message>
         <source>Splitting = block</source>
-        <translation>算子拆分 = 一个块</translation>
+        <translation>算子分裂 = 一个块</translation>
     </message>
     <message>
         <source>ε/4 fix: closing LayerNorm uses ε(1 − ω)²</source>
