@@ -61,7 +61,7 @@ import engine
 from app import __version__, i18n, presentation, sessions, theme
 from app import export as exporting
 from app.bridge import EngineBridge
-from app.compute import convergence_skipped
+from app.compute import Result, convergence_skipped
 from app.docks import (
     DEFAULT_COLUMN_WIDTHS,
     DEFAULT_COLUMNS,
@@ -248,7 +248,8 @@ class MainWindow(QMainWindow):
         self.last_message = ""
         self._message_box: QMessageBox | None = None
         self._shortcuts_sheet: ShortcutsSheet | None = None
-        self._pending_query: tuple[str, int] | None = None
+        #: a session's (text, query, head), applied once its text's result with its layer is in
+        self._pending_query: tuple[str, int, int] | None = None
         self._tour_pending_text: str | None = None
         self._before_presentation: tuple[bool, float] = (False, 1.0)
         #: the dock layout before presentation mode stacked the columns (restored after it)
@@ -711,7 +712,7 @@ class MainWindow(QMainWindow):
             self._status_time.setText(self.tr("computed in %1 ms").replace(
                 "%1", f"{r.compute_ms:.1f}"))
         if r is not None:
-            self._apply_pending_query(r.text)
+            self._apply_pending_query(r)
             self._apply_tour_pending_text()
             # the panels redrew in this event; a zero timer runs once Qt has painted that
             # (posted paint requests go first), and one more after the second pass some plots
@@ -1063,16 +1064,22 @@ class MainWindow(QMainWindow):
             state.set_model(session.config, session.seed)
         self.causal_action.setChecked(session.causal)
         state.set_step(session.step)
-        state.set_head(session.head)
         state.set_depth_t(session.depth_t)
-        self._pending_query = (session.text, session.query)
+        # the head too waits for the result: a layer with more heads than the one on screen
+        # has heads that result does not (set_head clamps to the result on screen)
+        self._pending_query = (session.text, session.query, session.head)
         self.editor.set_text(session.text)
         if state.result is not None:
-            self._apply_pending_query(state.result.text)
+            self._apply_pending_query(state.result)
+        else:  # no result on screen for the head to be out of (and maybe none coming: no text)
+            state.set_head(session.head)
 
-    def _apply_pending_query(self, text: str) -> None:
-        if self._pending_query is not None and self._pending_query[0] == text:
-            self.state.set_query(self._pending_query[1])
+    def _apply_pending_query(self, result: Result) -> None:
+        pending = self._pending_query
+        if pending is not None and pending[0] == result.text \
+                and result.trace.config == self.state.config:
+            self.state.set_query(pending[1])
+            self.state.set_head(pending[2])
             self._pending_query = None
 
     def _start_autosave_and_recovery(self) -> None:

@@ -341,7 +341,11 @@ class AppState(QObject):
         return self._head
 
     def set_head(self, head: int) -> None:
-        head = min(max(int(head), 0), self._config.num_attention_heads - 1)
+        # the heads of the result on screen, which the panels index with it: after a new layer
+        # (set_model) the old result stays until the new one arrives, and a head only the new
+        # layer has was an IndexError in every panel drawing heads
+        config = self._result.trace.config if self._result is not None else self._config
+        head = min(max(int(head), 0), config.num_attention_heads - 1)
         if head != self._head:
             self._head = head
             self.selection_changed.emit("head")

@@ -69,6 +69,31 @@ def test_open_with_the_async_worker_selects_the_query_once_computed(make_window,
     assert window.state.query == 4
 
 
+
+def test_a_session_with_more_heads_selects_its_head_once_its_layer_is_in(make_window, qtbot,
+                                                                         tmp_path):
+    source = make_window(sync=True, text="a b c")
+    source.state.set_model(Qwen3Config(num_attention_heads=8), seed=1)
+    source.state.set_head(6)
+    path = tmp_path / "eight-heads.dualview.json"
+    source.save_session(path)
+    window = make_window(text="x y")  # the real worker: the 4-head result stays on screen a while
+    # head 6 was selected at once and every panel drawing heads indexed the 4-head result with
+    # it (IndexError out of the attention and heatmap panels, which then drew nothing)
+    assert window.open_session(path)
+    assert window.state.head < 4
+    wait_for_text(qtbot, window, "a b c")
+    assert window.state.head == 6
+    assert window.panels["attentionDock"].shown_head == 6
+    # the same holds for a head chosen (] key) while the new layer is being computed
+    window.state.set_model(Qwen3Config(num_attention_heads=16), seed=2)
+    window.state.set_head(12)
+    assert window.state.head == 7
+    # a session without text has no result to wait for: its head is selected at once
+    source.editor.set_text("")
+    source.save_session(path)
+    assert window.open_session(path)
+    assert window.state.result is None and window.state.head == 6
 BAD_FILES = {
     "corrupt": (b"{\"format\": \"dualview-session\", \"version\": 1, \"te", "damaged"),
     "binary": (bytes(range(256)), "damaged"),
