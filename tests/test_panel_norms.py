@@ -175,3 +175,23 @@ def test_the_axis_follows_a_new_range_without_a_forced_repaint(make_window, qtbo
     qtbot.waitUntil(lambda: list(axis.range) != before)
     panel.graph.grab()  # paints what is on screen
     assert drawn and drawn[-1] == list(axis.range)
+
+
+def test_a_layer_the_comparison_refuses_is_said_in_the_panel(make_window):
+    from engine import Qwen3Config
+
+    window = make_window(sync=True, text="a b")
+    panel = window.panels["normDock"]
+    # a session may hold a one-feature layer: it computes, but a 1-entry vector has no
+    # LayerNorm (compare_norms refuses it); the EngineError escaped from every redraw and the
+    # panel never caught up with the result
+    window.state.set_model(Qwen3Config(hidden_size=1, intermediate_size=1,
+                                       num_attention_heads=1, num_key_value_heads=1,
+                                       head_dim=2))
+    assert window.state.result.trace.config.hidden_size == 1
+    assert panel.is_current and window.all_panels_current()
+    assert panel._stack.currentIndex() == 0
+    assert "cannot show" in panel._empty.text() and "at least 2 entries" in panel._empty.text()
+    window.state.set_model(Qwen3Config.toy())
+    assert panel._stack.currentIndex() == 1 and panel.is_current
+    assert panel.comparison.vector.size == 16

@@ -4,13 +4,14 @@ friendly empty state."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app.compute import Result
 from app.state import AppState
 from app.widgets.plotting import one_clip_rect, settle
+from engine import EngineError
 
 
 class Panel(QWidget):
@@ -89,10 +90,23 @@ class Panel(QWidget):
         else:
             if self._stack.currentIndex() == 0 and self._stack.count() > 1:
                 self._stack.setCurrentIndex(1)
-            self.redraw(result)
+            try:
+                self.redraw(result)
+            except EngineError as exc:
+                # a layer the panel's own analysis refuses (a session's one-feature layer has
+                # no LayerNorm to compare): say why here; the exception escaped on every
+                # redraw and the panel never caught up with the result
+                self._empty.setText(self.cannot_draw_text(str(exc)))
+                self._stack.setCurrentIndex(0)
+            else:
+                self.settle_views()
             self.drawn_id = result.request_id
-            self.settle_views()
         self.drawn.emit()
+
+    def cannot_draw_text(self, reason: str) -> str:
+        """The message shown instead of a drawing the engine refused, with its reason."""
+        return QCoreApplication.translate(
+            "Panel", "This panel cannot show this layer and input: %1").replace("%1", reason)
 
     def settle_views(self) -> None:
         """Apply the plots' new ranges now, so Qt paints each changed view once, not twice."""

@@ -1203,6 +1203,10 @@ after attn.</source>
         <translation>在上方输入一句话开始计算。
 Type a sentence above to compute the layer.</translation>
     </message>
+    <message>
+        <source>This panel cannot show this layer and input: %1</source>
+        <translation>此面板无法显示这一层和这个输入：%1</translation>
+    </message>
 </context>
 <context>
     <name>ProjectionPanel</name>
