@@ -440,6 +440,30 @@ def test_convergence_plots_the_engine_errors_with_slopes_one_and_two(make_window
     assert not np.allclose(before, panel.euler_curve.yData)
 
 
+def drawn_points(item):
+    y = item.getData()[1]
+    return 0 if y is None else len(y)
+
+
+def test_a_layer_that_does_not_move_its_input_draws_its_convergence(make_window, qtbot):
+    from engine import Qwen3Config
+
+    window = make_window(sync=True, text="a b c d e")
+    panel = show(window, qtbot, "lensConvergenceDock")
+    # a session's rms_norm_eps of 1e300 normalises every vector to ~0: the flow does not move
+    # and every sub-stepping error is exactly 0. log10(0) (ValueError) and the share of a
+    # zero distance (ZeroDivisionError) escaped from the lens; both plots got all-NaN points
+    # in log scale, which pyqtgraph warned about on stderr at every paint
+    window.state.set_model(Qwen3Config(rms_norm_eps=1e300))
+    qtbot.waitUntil(lambda: window.state.convergence is not None
+                    and panel.drawn_convergence is window.state.convergence)
+    assert not np.any(window.state.convergence.errors_euler)
+    assert panel.is_current and not drawn_points(panel.euler_curve)
+    assert "—" in panel.caveat.text()
+    depth = window.panels["depthDock"]
+    assert not drawn_points(depth.conv_euler) and not drawn_points(depth.conv_second)
+
+
 # ----- 6. analogies and language -------------------------------------------------------------
 
 def test_analogies_page_and_every_lens_switch_language(make_window, qtbot):

@@ -46,6 +46,7 @@ from app.widgets.plotting import (
     RasterCachedCurve,
     fast_axes,
     left_bottom_only,
+    log_points,
 )
 from engine.continuous import Convergence
 
@@ -708,8 +709,8 @@ class DepthTimePanel(Panel):
             return
         ns = np.asarray(conv.ns, dtype=np.float64)
         scheme = conv.second_order_scheme.capitalize()
-        self.conv_euler.setData(ns, conv.errors_euler)
-        self.conv_second.setData(ns, conv.errors_second_order)
+        self.conv_euler.setData(*log_points(ns, conv.errors_euler))
+        self.conv_second.setData(*log_points(ns, conv.errors_second_order))
         self._set_legend(self.tr("Euler"), scheme)  # short: the caption says what it is
         e1 = float(conv.errors_euler[0])
         errors = np.concatenate([conv.errors_euler, conv.errors_second_order])

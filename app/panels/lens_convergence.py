@@ -27,7 +27,7 @@ from app.compute import (
 from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
-from app.widgets.plotting import plain_numbers
+from app.widgets.plotting import log_points, plain_numbers
 from engine.continuous import Convergence
 
 EULER_COLOUR = (40, 90, 200)
@@ -204,25 +204,28 @@ class ConvergencePanel(LensPanel):
         ns = np.asarray(conv.ns, dtype=float)
         e1 = np.asarray(conv.errors_euler)
         e2 = np.asarray(conv.errors_second_order)
-        self.euler_curve.setData(ns, e1)
-        self.second_curve.setData(ns, e2)
+        self.euler_curve.setData(*log_points(ns, e1))
+        self.second_curve.setData(*log_points(ns, e2))
         n_min = self.fit_from
         self.slope_euler = fitted_slope(conv.ns, e1, n_min)
         self.slope_second = fitted_slope(conv.ns, e2, n_min)
         # reference lines through each curve's last point, over the whole n range
-        self.ref1.setData(ns, e1[-1] * (ns[-1] / ns))
-        self.ref2.setData(ns, e2[-1] * (ns[-1] / ns) ** 2)
+        self.ref1.setData(*log_points(ns, e1[-1] * (ns[-1] / ns)))
+        self.ref2.setData(*log_points(ns, e2[-1] * (ns[-1] / ns) ** 2))
         if self.show_layer.isChecked():
-            self.layer_curve.setData(ns[1:], np.asarray(conv.distance_to_layer)[1:])
+            self.layer_curve.setData(*log_points(ns[1:], np.asarray(conv.distance_to_layer)[1:]))
         else:
             self.layer_curve.setData([], [])
         self.fit_band.setRegion((math.log10(n_min) - 0.05, math.log10(ns[-1]) + 0.05))
         floor = max(conv.reference_error, 1e-300)
         self.floor.setValue(math.log10(floor))
-        lows = [float(e1.min()), float(e2.min()), floor]
-        highs = [float(e1.max()), float(e2.max())]
-        self.plot.setYRange(math.log10(min(lows)) - 0.3, math.log10(max(highs)) + 0.3,
-                            padding=0)
+        # only positive errors have a logarithm: a layer that barely moves its input (a
+        # session's huge rms_norm_eps) gives errors of exactly 0, and log10(0) raised here
+        errors = np.concatenate([e1, e2])
+        errors = errors[np.isfinite(errors) & (errors > 0)]
+        low = min(float(errors.min()), floor) if errors.size else floor
+        high = max(float(errors.max()), low) if errors.size else low
+        self.plot.setYRange(math.log10(low) - 0.3, math.log10(high) + 0.3, padding=0)
         self.plot.setXRange(math.log10(ns[0]) - 0.1, math.log10(ns[-1]) + 0.1, padding=0)
         self.plot.getAxis("bottom").setTicks([[(math.log10(n), str(n)) for n in conv.ns], []])
 
@@ -240,10 +243,12 @@ class ConvergencePanel(LensPanel):
         x = result.trace["embed"]
         moved = float(np.linalg.norm(np.asarray(conv.flow) - x))
         err1 = float(e1[0])
+        # (a layer whose flow does not move its input travels no distance to compare with)
+        share = f"{100 * err1 / moved:.0f}%" if moved > 0 else "—"
         self.caveat.setText(pick(
             st,
             f"“The network solves the PDE” is an analogy: the real layer (n = 1) is "
-            f"{err1:.3g} away from its own flow, {100 * err1 / moved:.0f}% of the distance "
+            f"{err1:.3g} away from its own flow, {share} of the distance "
             "the flow travels; only as n grows does it approach the flow.",
             f"“网络在求解这个偏微分方程”只是类比：真实的层（n = 1）离它自己的流还有 "
-            f"{err1:.3g}，是流所走距离的 {100 * err1 / moved:.0f}%；只有 n 增大时才逼近这条流。"))
+            f"{err1:.3g}，是流所走距离的 {share}；只有 n 增大时才逼近这条流。"))

@@ -171,6 +171,15 @@ def fast_axes() -> dict[str, FastAxisItem]:
     return {name: FastAxisItem(name) for name in ("left", "bottom", "right", "top")}
 
 
+def log_points(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The points a log-scale plot can draw: an error of exactly 0 (a session's layer that
+    barely moves its input) has no logarithm, and all-NaN points made pyqtgraph warn on
+    stderr at every paint."""
+    ys = np.asarray(ys, dtype=np.float64)
+    keep = np.isfinite(ys) & (ys > 0)
+    return np.asarray(xs)[keep], ys[keep]
+
+
 def plain_numbers(plot: pg.PlotItem | pg.PlotWidget) -> None:
     """Tick numbers as they are on every axis: pyqtgraph's automatic SI prefix put
     "(x0.001)" on a one-token sentence's token axis (range ±0.6)."""
