@@ -239,10 +239,16 @@ class AppState(QObject):
         first = self._result is None
         self._result = result
         self._convergence = None
+        # every field valid for the new result before any is announced: a panel redraws on
+        # "query" with the head as it is (after an empty text, a new layer with fewer heads
+        # was indexed with the old head: IndexError)
+        changed = self._clamp_selection(len(result.tokens),
+                                        result.trace.config.num_attention_heads)
         if first:  # the last token reads the whole sentence: the most telling default query
             self._query = len(result.tokens) - 1
-            self.selection_changed.emit("query")
-        self._clamp_selection(len(result.tokens), result.trace.config.num_attention_heads)
+            changed = ["query", *(f for f in changed if f != "query")]
+        for field in changed:
+            self.selection_changed.emit(field)
         self._set_error("")
         self.result_changed.emit(result)
         self.convergence_changed.emit(None)
@@ -373,10 +379,13 @@ class AppState(QObject):
             self._depth_t = t
             self.selection_changed.emit("depth_t")
 
-    def _clamp_selection(self, n_tokens: int, n_heads: int) -> None:
+    def _clamp_selection(self, n_tokens: int, n_heads: int) -> list[str]:
+        """Bring query and head into range (silently); the fields that changed."""
+        changed = []
         if self._query >= n_tokens:
             self._query = n_tokens - 1
-            self.selection_changed.emit("query")
+            changed.append("query")
         if self._head >= n_heads:
             self._head = n_heads - 1
-            self.selection_changed.emit("head")
+            changed.append("head")
+        return changed

@@ -293,3 +293,19 @@ def test_the_causal_mask_step_says_when_the_mask_is_off(make_window):
     window.causal_action.trigger()
     assert "copy of the scores" not in panel.title.text()
     assert "−∞" in row.text(3) and "copy of the scores" not in row.text(4)
+
+
+def test_a_layer_with_fewer_heads_after_an_empty_text_clamps_the_head_first(make_window):
+    window = make_window(sync=True, text="a b c")
+    window.state.set_head(3)
+    window.editor.set_text("")  # the empty state: no result to clamp against
+    window.state.set_model(engine.Qwen3Config(num_attention_heads=2, num_key_value_heads=2))
+    seen = []
+    window.state.selection_changed.connect(
+        lambda field: seen.append((field, window.state.query, window.state.head)))
+    # the first result announced its default query while the head was still 3: the attention
+    # panel redrew the 2-head result with head 3 (IndexError) and stayed stale
+    window.editor.set_text("x y")
+    assert seen == [("query", 1, 1), ("head", 1, 1)]
+    assert window.all_panels_current()
+    assert window.panels["attentionDock"].shown_head == 1
