@@ -1047,7 +1047,9 @@ class MainWindow(QMainWindow):
                         .replace("%2", str(exc)), title=self.tr("Open session"), error=True)
             return False
         self.apply_session(session)
-        self.session_path = Path(path)
+        # an example opens untitled, like a recovered autosave: Save asks for a name instead
+        # of writing over the shipped example (or failing in a read-only install)
+        self.session_path = None if sessions.is_example(path) else Path(path)
         return True
 
     def apply_session(self, session: sessions.Session) -> None:

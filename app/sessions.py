@@ -332,6 +332,15 @@ def example_sessions() -> list[Path]:
     return sorted(folder.glob("*" + SUFFIX)) if folder.is_dir() else []
 
 
+def is_example(path: str | os.PathLike[str]) -> bool:
+    """``path`` is one of the shipped example sessions (however it was reached)."""
+    try:
+        real = Path(path).resolve()
+        return any(real == example.resolve() for example in example_sessions())
+    except OSError:
+        return False
+
+
 def example_title(path: Path, language: str = "en") -> str:
     """The menu title of an example session: its ``title`` field in the language, else the
     file name."""

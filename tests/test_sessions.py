@@ -155,6 +155,36 @@ def test_every_example_session_opens(make_window):
     assert window.state.language == "en"  # examples keep the reader's language
 
 
+def test_save_after_opening_an_example_never_writes_over_it(make_window, tmp_path, monkeypatch):
+    # copies of the examples stand in for the shipped ones (a regression must not damage them)
+    folder = tmp_path / "examples"
+    folder.mkdir()
+    copies = []
+    for path in sessions.example_sessions():
+        copies.append(folder / path.name)
+        copies[-1].write_bytes(path.read_bytes())
+    monkeypatch.setattr(sessions, "example_sessions", lambda: copies)
+    window = make_window(sync=True, text="a")
+    example = copies[0]
+    shipped = example.read_bytes()
+    window.examples_menu.actions()[0].trigger()
+    assert window.state.text == json.loads(shipped)["text"]
+    window.editor.set_text("my own sentence")
+    # Ctrl+S saved straight over the shipped example (its path was taken as the session's)
+    asked = []
+    monkeypatch.setattr(window, "_ask_save", lambda *a: asked.append(a) or
+                        str(tmp_path / "mine.dualview.json"))
+    window.save_action.trigger()
+    assert example.read_bytes() == shipped
+    assert len(asked) == 1 and (tmp_path / "mine.dualview.json").exists()
+    assert window.session_path == tmp_path / "mine.dualview.json"
+    # a file of one's own is still saved in place
+    window.editor.set_text("edited again")
+    window.save_action.trigger()
+    assert len(asked) == 1
+    assert json.loads((tmp_path / "mine.dualview.json").read_text())["text"] == "edited again"
+
+
 def test_writes_are_atomic(tmp_path, monkeypatch):
     path = tmp_path / "s.dualview.json"
     sessions.write_atomic(path, b"old and complete")
