@@ -97,6 +97,10 @@ def norm_curve_points(depth: DepthStates) -> int:
     return 65 if states.size <= LARGE_STATE and states.shape[0] <= MANY_CURVES else 17
 
 
+#: The smallest colour-scale half-width a heatmap is given (well inside float32's range).
+MIN_LEVEL = 1e-30
+
+
 def symmetric_levels(array: np.ndarray) -> tuple[float, float]:
     """(−m, m) with m the largest finite |value| (never 0, so a colour map always has width)."""
     m = 0.0
@@ -110,7 +114,10 @@ def symmetric_levels(array: np.ndarray) -> tuple[float, float]:
                     -float(array.min(where=finite, initial=np.inf)))
             m = m if np.isfinite(m) else 1.0  # nothing finite at all
     m = m if m > 0 else 1.0
-    return (-m, m)
+    # the picture is float32: for a step of ~1e-150 everywhere (a session's rms_norm_eps of
+    # 1e300) pyqtgraph's colour scale 255 / 2m overflowed float32 at every paint (warnings on
+    # stderr, garbage colours); such values draw as 0 in float32 anyway
+    return (-max(m, MIN_LEVEL), max(m, MIN_LEVEL))
 
 
 def _entropy(probs: np.ndarray) -> np.ndarray:

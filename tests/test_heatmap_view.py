@@ -75,3 +75,23 @@ def test_row_labels_thin_out_in_a_short_plot(qtbot):
     positions = [pos for pos, _text in view._row_ticks[0]]
     assert min(b - a for a, b in pairwise(positions)) * row >= line
     assert view._row_ticks[0][0][1] == "0 w0"
+
+
+def test_a_step_of_tiny_values_paints_without_overflow(make_window):
+    import warnings
+
+    from engine import Qwen3Config
+
+    window = make_window(sync=True, text="a b c")
+    # rms_norm_eps 1e300 scales the normed steps to ~1e-150: the colour scale 255 / 2m
+    # overflowed float32 in pyqtgraph at every paint ("overflow encountered in cast" on stderr)
+    window.state.set_model(Qwen3Config(rms_norm_eps=1e300))
+    window.state.set_step("input_layernorm")
+    panel = window.panels["heatmapDock"]
+    assert 0 < np.abs(panel.source).max() < 1e-100
+    lo, hi = panel.view.levels
+    assert lo == -hi and hi >= 1e-30
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        panel.view.grab()
+    assert [str(w.message) for w in caught] == []
