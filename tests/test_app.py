@@ -309,3 +309,15 @@ def test_a_layer_with_fewer_heads_after_an_empty_text_clamps_the_head_first(make
     assert seen == [("query", 1, 1), ("head", 1, 1)]
     assert window.all_panels_current()
     assert window.panels["attentionDock"].shown_head == 1
+
+
+def test_key_value_heads_of_the_result_on_screen_while_a_new_layer_computes(make_window):
+    window = make_window(text="a b c")  # the real worker: the old result stays a while
+    window.state.set_head(3)
+    window.state.set_model(engine.Qwen3Config(num_key_value_heads=4))
+    # the heatmap took the new layer's group size (1) for the old result's 2 kv heads and
+    # indexed kv head 3 (IndexError): kv head 3 // 2 = 1 of the result on screen is right
+    window.state.set_step("k_rope")
+    heat = window.panels["heatmapDock"]
+    np.testing.assert_array_equal(heat.source, window.state.result.trace["k_rope"][1])
+    assert window.state.result.trace.config.num_key_value_heads == 2

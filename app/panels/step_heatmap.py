@@ -93,7 +93,11 @@ class StepHeatmapPanel(Panel):
                                                                         str]:
         """The 2-D float64 matrix for the selected head (or all heads), its column labels and
         what the columns are."""
-        config = self.state.config
+        # the layer the step was computed with: after a new layer is set (a session opening)
+        # the old result stays on screen until the new one arrives, and the new layer's group
+        # size indexed the old key/value heads out of range (IndexError)
+        result = self.state.result
+        config = result.trace.config if result is not None else self.state.config
         axes, array = step.axes, step.array
         if array.ndim == 2:
             return array, None, axes[1]
