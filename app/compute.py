@@ -77,6 +77,14 @@ class Result:
 #: as long as the text itself: 100 000 letters drawn whole into axis labels took seconds of
 #: text layout and then crashed Qt's raster engine painting a ~650 000-pixel label.
 SHOWN_TOKEN_CHARS = 16
+#: The text field's limit (UTF-16 units, as Qt counts): far beyond the engine's token cap, so
+#: the cap explains itself; a longer paste or session text is cut or refused with a message.
+MAX_TEXT_CHARS = 200_000
+
+
+def text_length(text: str) -> int:
+    """Length as the text field counts it (UTF-16 code units: an emoji is two)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def short_token(token: str, limit: int = SHOWN_TOKEN_CHARS) -> str:

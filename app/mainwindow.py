@@ -61,7 +61,7 @@ import engine
 from app import __version__, i18n, presentation, sessions, theme
 from app import export as exporting
 from app.bridge import EngineBridge
-from app.compute import Result, convergence_skipped
+from app.compute import MAX_TEXT_CHARS, Result, convergence_skipped
 from app.docks import (
     DEFAULT_COLUMN_WIDTHS,
     DEFAULT_COLUMNS,
@@ -306,6 +306,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self._status_time)
 
         self.editor.text_edited.connect(self.state.set_text)
+        self.editor.text_full.connect(self._on_text_full)
         self.editor.line.textEdited.connect(self._drop_tour_pending_text)  # typed, not set
         self.editor.presets.activated.connect(self._drop_tour_pending_text)
         self.state.result_changed.connect(self._on_result_changed)
@@ -719,6 +720,10 @@ class MainWindow(QMainWindow):
             # ask for while painting: then the slow sweep may take the interpreter
             QTimer.singleShot(0, self, partial(QTimer.singleShot, 0, self,
                                                partial(self.bridge.result_shown, r.request_id)))
+
+    def _on_text_full(self) -> None:
+        self.notify(self.tr("The text field holds at most %1 characters; anything past that was "
+                            "left out.").replace("%1", f"{MAX_TEXT_CHARS:,}"), dialog=True)
 
     def _on_error_changed(self, message: str) -> None:
         self._status_error.setText(message and self.tr("Not computed: %1").replace(

@@ -27,6 +27,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
+from app.compute import MAX_TEXT_CHARS, text_length
 from app.state import FONT_SCALE_MAX, FONT_SCALE_MIN, THEMES
 from engine import STEP_NAMES, EngineError, Qwen3Config
 from engine.weights import weight_shapes
@@ -159,6 +160,9 @@ def parse_session(data: object) -> Session:
 
 def _parse_fields(data: dict[str, Any]) -> Session:
     text = _need(data, "text", str, "")
+    if text_length(text) > MAX_TEXT_CHARS:  # the text field would cut it without a word
+        raise _Invalid(f"its text has {text_length(text):,} characters, more than the "
+                       f"{MAX_TEXT_CHARS:,} the text field holds")
     try:
         config = Qwen3Config.from_dict(_need(data, "config", dict, ""))
     except (EngineError, TypeError) as exc:

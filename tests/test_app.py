@@ -131,6 +131,21 @@ def test_too_long_text_is_refused_and_the_previous_result_stays(make_window):
     assert window.state.result.text == "recovered" and window._status_error.text() == ""
 
 
+def test_a_paste_past_the_text_fields_limit_is_said(make_window, qtbot):
+    """Qt cuts a longer text at the field's limit without a word: the window says so."""
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window(sync=True, text="keep me")
+    window.editor.set_text("abc" * 100)
+    assert window.last_message == ""  # (not for every edit)
+    QApplication.clipboard().setText("字" * 250_000)
+    window.editor.line.selectAll()
+    window.editor.line.paste()
+    assert len(window.editor.text()) == 200_000
+    assert "at most 200,000 characters" in window.last_message
+    assert "2048" in window._status_error.text()  # and the engine's cap says why nothing ran
+
+
 def test_the_too_much_text_message_follows_the_language(make_window, restore_view):
     window = make_window(sync=True, text="keep me")
     window.editor.set_text("字" * (engine.MAX_TOKENS + 1))

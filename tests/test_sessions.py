@@ -118,6 +118,12 @@ BAD_FILES = {
                                           "intermediate_size": 400_000},
                                "weights": {"kind": "random", "seed": 0}}).encode(),
                    "more than the 15,730,944 of the largest layer"),
+    # the text field would keep 200,000 of them without a word (an emoji counts two)
+    "too much text": (json.dumps({"format": "dualview-session", "version": 1,
+                                  "text": "a" * 199_999 + "😀",
+                                  "config": {"hidden_size": 16},
+                                  "weights": {"kind": "random", "seed": 0}}).encode(),
+                      "200,001 characters, more than the 200,000 the text field holds"),
 }
 
 

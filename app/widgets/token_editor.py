@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 import engine
-from app.compute import short_token
+from app.compute import MAX_TEXT_CHARS, short_token, text_length
 
 #: (label, text). The last one is set up for the causality demo: edit its final token. The
 #: labels are translated when shown (a Chinese label is its own translation).
@@ -53,13 +53,15 @@ class TokenEditor(QWidget):
     """Emits ``text_edited`` on every keystroke; the state recomputes (latest wins)."""
 
     text_edited = Signal(str)
+    #: the text reached the field's limit (a longer paste was cut there)
+    text_full = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.line = QLineEdit()
         self.line.setObjectName("tokenLine")
         self.line.setClearButtonEnabled(True)
-        self.line.setMaxLength(200_000)  # far beyond the engine's cap: the cap explains itself
+        self.line.setMaxLength(MAX_TEXT_CHARS)
         self.presets = QComboBox()
         self.presets.setObjectName("presetBox")
         for label, text in PRESETS:
@@ -119,6 +121,8 @@ class TokenEditor(QWidget):
         # (~5 ms at 512 tokens) and lays them out
         self.text_edited.emit(text)
         self._on_tokens(engine.tokenize(text))
+        if 2 * len(text) >= MAX_TEXT_CHARS and text_length(text) >= MAX_TEXT_CHARS:
+            self.text_full.emit()  # Qt cuts a longer paste here without a word: say so
 
     def _on_preset_activated(self, index: int) -> None:
         self.line.setText(self.presets.itemData(index))

@@ -968,6 +968,10 @@ after attn.</source>
         <translation>计算用时 %1 毫秒</translation>
     </message>
     <message>
+        <source>The text field holds at most %1 characters; anything past that was left out.</source>
+        <translation>文本框最多容纳 %1 个字符；超出的部分没有保留。</translation>
+    </message>
+    <message>
         <source>Not computed: %1</source>
         <translation>未计算：%1</translation>
     </message>
