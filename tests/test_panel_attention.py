@@ -7,6 +7,7 @@ import numpy as np
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from app.panels.attention_graph import (
+    LOOP_PX,
     MAX_ARCS,
     MAX_LABELS,
     N_BUCKETS,
@@ -246,3 +247,18 @@ def test_an_edit_after_the_query_keeps_the_links_and_a_changed_row_redraws_them(
     sets.clear()
     window.state.set_causal(False)
     assert sets and panel.masked_keys.size == 0
+
+
+def test_the_self_loop_keeps_its_pixel_size_after_a_long_input(make_window):
+    """The loop is sized in pixels through the view: after 300 tokens a short input's loop
+    was drawn at the long row's scale, a flat ellipse reaching half-way along the row."""
+    window = make_window(sync=True, text=" ".join(f"w{i}" for i in range(300)))
+    panel = window.panels["attentionDock"]
+    window.state.set_query(0)
+    window.editor.set_text("我爱 Beijing 天安门 and the Great Wall")
+    assert window.state.query == 0 and panel.weights.size == 10
+    loop = panel._hover_pts[list(panel._hover_keys).index(0)]  # [S, 2] view units
+    vb = panel.plot.getViewBox()
+    (x0, x1), _ = vb.viewRange()
+    loop_px = (loop[:, 0].max() - loop[:, 0].min()) * vb.width() / (x1 - x0)
+    assert loop_px <= 2.5 * LOOP_PX[0]

@@ -344,6 +344,10 @@ class AttentionGraphPanel(Panel):
         if capped:
             order = np.argsort(weights[visible], kind="stable")[::-1][:MAX_ARCS]
             visible = np.sort(visible[order])
+        self._draw_labels(result.tokens, weights, masked, query)
+        # the view for this many tokens first: the self-loop is sized in pixels through it
+        # (drawn with the last input's scale, 300 tokens' loop spanned half of a short row)
+        self._fit_view()
         # an edit after the query leaves its row as it was (the causal mask): the arcs and
         # nodes drawn for it stay (the labels and caption are compared where they are set)
         key = (self.redraw_epoch, head, query, n, weights.tobytes(), masked.tobytes(),
@@ -353,8 +357,7 @@ class AttentionGraphPanel(Panel):
             self._draw_links(weights, masked, visible, query, n)
             self._draw_nodes(weights, masked, query, n)
             self._drawn_key = key
-        self._draw_labels(result.tokens, weights, masked, query)
-        self._fit_view()
+            self._place_masked_text()
         self._draw_caption(result, head, query, n, capped, visible.size)
         if self._hover_key >= -1:
             self._show_hover(self._hover_key, tooltip=False)
@@ -482,14 +485,21 @@ class AttentionGraphPanel(Panel):
             self._view = view
             vb.setRange(xRange=view[0], yRange=view[1], padding=0)
         per_px_x = (view[0][1] - view[0][0]) / max(vb.width(), 1.0)
-        # the "masked" caption starts just right of the query, over the masked arcs (the past
-        # arcs are all to the left); near the right edge it slides left to stay in view
-        text_w = self.masked_text.textItem.boundingRect().width() * per_px_x
-        left = min(self._masked_at[0], view[0][1] - text_w)
-        self.masked_text.setPos(left, self._masked_at[1])
         self._loop = (LOOP_PX[0] * per_px_x, LOOP_PX[1] * per_px)
         self._label_y = -12.0 * per_px
+        self._place_masked_text()
         self._place_labels()
+
+    def _place_masked_text(self) -> None:
+        """The "masked" caption starts just right of the query, over the masked arcs (the past
+        arcs are all to the left); near the right edge it slides left to stay in view."""
+        if not self._view:
+            return
+        x0, x1 = self._view[0]
+        per_px_x = (x1 - x0) / max(self.plot.getViewBox().width(), 1.0)
+        text_w = self.masked_text.textItem.boundingRect().width() * per_px_x
+        left = min(self._masked_at[0], x1 - text_w)
+        self.masked_text.setPos(left, self._masked_at[1])
 
     def _draw_caption(self, result: Result, head: int, query: int, n: int, capped: bool,
                       drawn: int) -> None:
