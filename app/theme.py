@@ -12,6 +12,7 @@ the theme: a colour map means the same thing on either background.
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QStyleFactory, QWidget
 
@@ -273,4 +274,28 @@ def adapt_text_colours(root: QWidget, theme: str) -> int:
                 item.setColor(target)
                 changed += 1
             item._dv_applied_colour = target.rgba()  # type: ignore[attr-defined]
+            changed += _adapt_fill(item, theme)
     return changed
+
+
+def _adapt_fill(item: pg.TextItem, theme: str) -> int:
+    """A text box filled for a white plot (the attention panel's "masked" caption) gets its
+    lightness mirrored on the dark theme: its text is made light there, and light text on the
+    white box was unreadable. Returns 1 if the fill changed."""
+    current = item.fill.color()
+    if item.fill.style() == Qt.BrushStyle.NoBrush or current.alpha() == 0:
+        return 0
+    applied = getattr(item, "_dv_applied_fill", None)
+    if applied is None or current.rgba() != applied:
+        item._dv_own_fill = QColor(current)  # type: ignore[attr-defined]
+    own = item._dv_own_fill  # type: ignore[attr-defined]
+    target = QColor(own)
+    if theme == "dark" and own.lightnessF() > 0.55:
+        h, s, lightness, a = own.getHslF()
+        target = QColor.fromHslF(max(h, 0.0), s, 1.0 - lightness * 0.85, a)
+    item._dv_applied_fill = target.rgba()  # type: ignore[attr-defined]
+    if target.rgba() == current.rgba():
+        return 0
+    item.fill = pg.mkBrush(target)
+    item.update()
+    return 1

@@ -175,3 +175,27 @@ def test_quiet_and_ink_colours_read_on_both_windows(qapp):
                 assert made == QColor(accent)  # readable colours are left alone
             else:  # same hue, only lightness moved
                 assert made.hslHue() == pytest.approx(QColor(accent).hslHue(), abs=3)
+
+
+@pytest.mark.parametrize("key", ["dark", "light"])
+def test_boxed_plot_text_reads_on_its_box(make_window, qtbot, key):
+    """A plot caption drawn in a box (the attention panel's "masked (future)") reads on the
+    box in both themes: on the dark theme its text turned light and the box stayed white."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import Qt
+
+    window = make_window(sync=True, text="Attention never reads the future tokens")
+    window.state.set_query(2)  # future tokens: the "masked" caption shows
+    window.theme_actions[key].trigger()
+    qtbot.waitUntil(lambda: window.panels["attentionDock"].is_current, timeout=5000)
+    boxed = []
+    for view in window.findChildren(pg.GraphicsView):
+        background = view.backgroundBrush().color()
+        for item in view.scene().items():
+            if (isinstance(item, pg.TextItem) and item.isVisible()
+                    and item.fill.style() != Qt.BrushStyle.NoBrush and item.fill.color().alpha()):
+                box = over(item.fill.color(), background)
+                boxed.append((item.textItem.toPlainText(), theme.contrast_ratio(
+                    over(QColor(item.color), box), box)))
+    assert any("masked" in text for text, _ in boxed)
+    assert all(ratio >= MIN_CONTRAST for _, ratio in boxed), boxed
