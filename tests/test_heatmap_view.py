@@ -95,3 +95,28 @@ def test_a_step_of_tiny_values_paints_without_overflow(make_window):
         warnings.simplefilter("always")
         panel.view.grab()
     assert [str(w.message) for w in caught] == []
+
+
+def test_numbered_columns_are_whole_numbers_under_their_cells(qtbot):
+    """Feature numbers stand under cell centres: at the cell edges pyqtgraph's own ticks read
+    0, 0.5, 1, ... 4 for a head's 4 features (no feature 0.5, no feature 4)."""
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(900, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    for n in (4, 16, 32, 1024):
+        view.set_matrix(np.zeros((3, n)), (-1.0, 1.0), "CET-D1", ["a", "b", "c"])
+        qtbot.waitUntil(lambda n=n: view._col_ticks is not None
+                        and int(view._col_ticks[0][-1][1]) <= n - 1)
+        ticks = view._col_ticks[0]
+        assert [pos for pos, _ in ticks] == [int(text) + 0.5 for _, text in ticks]
+        assert ticks[0][1] == "0" and int(ticks[-1][1]) <= n - 1
+        column = view.plot.getViewBox().width() / n
+        axis = view.plot.getAxis("bottom")
+        widest = QFontMetrics(axis.style["tickFont"] or axis.font()).horizontalAdvance(
+            str(n - 1))
+        assert min((b - a for (a, _), (b, _) in pairwise(ticks)), default=n) * column > widest
+    view.resize(200, 300)  # narrower: fewer numbers, still whole and centred
+    qtbot.waitUntil(lambda: len(view._col_ticks[0]) <= 5)
+    assert all(pos == int(text) + 0.5 for pos, text in view._col_ticks[0])

@@ -28,6 +28,16 @@ def _ticks(labels: Sequence[str], min_stride: int = 1) -> list[list[tuple[float,
     return [major, []]
 
 
+#: Strides for numbered columns (feature, step): 1, 2, 5, 10, 20, 50, ... columns apart.
+_NICE_STRIDES = tuple(m * 10 ** e for e in range(6) for m in (1, 2, 5))
+
+
+def index_ticks(n: int, stride: int) -> list[list[tuple[float, str]]]:
+    """Column numbers 0, stride, 2·stride, ... under the centres of their cells (a number at a
+    cell edge read as a fraction, '0.5', or as a column past the last, '16' of 0 … 15)."""
+    return [[(i + 0.5, str(i)) for i in range(0, n, stride)], []]
+
+
 #: Horizontal room between two column labels, in widths of a space.
 _LABEL_GAP_SPACES = 2
 #: How far (pixels) a column label may reach past either end of the plot.
@@ -144,6 +154,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             self._shape = data.shape
             self.plot.getViewBox().setRange(xRange=(0, data.shape[1]),
                                             yRange=(0, data.shape[0]), padding=0)
+            if not cols:  # numbered columns: their count sets the numbers
+                self._update_col_ticks()
 
     def _update_ticks(self, _view: object = None) -> None:
         self._update_row_ticks()
@@ -162,7 +174,12 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         """Key-token labels under the columns, every k-th one when side by side they would
         overlap at the plot's current width (a narrow dock, large text)."""
         cols = self._col_labels
-        col_ticks = _ticks(cols, self._stride(cols, "bottom")) if cols else None
+        if cols:
+            col_ticks = _ticks(cols, self._stride(cols, "bottom"))
+        elif len(self._shape) == 2:
+            col_ticks = index_ticks(self._shape[1], self._index_stride(self._shape[1]))
+        else:
+            col_ticks = None
         if col_ticks != self._col_ticks:
             self._col_ticks = col_ticks
             self.plot.getAxis("bottom").setTicks(col_ticks)
@@ -194,6 +211,18 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         # labels blanked every k-th (the causality panel's) already stand k cells apart
         spacing = min((b - a for a, b in pairwise(shown)), default=1)
         return 1 if spacing >= cells else spacing * int(np.ceil(cells / spacing))
+
+    def _index_stride(self, n: int) -> int:
+        """The smallest nice stride at which the widest column number, with a gap, fits."""
+        width = self.plot.getViewBox().width()
+        if width <= 0:
+            return _NICE_STRIDES[0]
+        axis = self.plot.getAxis("bottom")
+        metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
+        needed = metrics.horizontalAdvance(str(n - 1)) + _LABEL_GAP_SPACES * \
+            metrics.horizontalAdvance(" ")
+        cell = width / n
+        return next((k for k in _NICE_STRIDES if k * cell >= needed), _NICE_STRIDES[-1])
 
     def clear_matrix(self) -> None:
         self._data = None
