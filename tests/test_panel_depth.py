@@ -324,3 +324,26 @@ def test_the_partial_step_is_described_as_what_it_is(make_window, t):
     else:
         np.testing.assert_allclose(panel.source, scaled.output, rtol=0, atol=1e-14)
         assert "layer's output with the MLP branch" in caption
+
+
+def test_the_convergence_plot_is_as_tall_as_the_norm_plot(make_window, qtbot):
+    """Its caption runs under all the plots at the panel's width: wrapped under the plot
+    alone (4-8 lines in a third of the width) it left the plot a strip whose axis title was
+    cut (1366 x 768, presentation mode, the tour open)."""
+    window = make_window(sync=True, text="the cat sat on the mat")
+    panel = _depth(window)
+    dock = window.docks["depthDock"]
+    dock.setFloating(True)
+    caption = panel.conv_caption_box
+
+    def even():
+        norm, conv = panel.norm_plot.height(), panel.conv_plot.height()
+        return (conv >= 0.85 * norm and conv > 100 and caption.isVisible()
+                and caption.geometry().top() >= panel._split.geometry().bottom())
+
+    dock.resize(700, 700)  # stacked
+    qtbot.waitUntil(lambda: not panel.side_by_side and panel.conv_plot.isVisible())
+    qtbot.waitUntil(even)
+    dock.resize(1000, 430)  # side by side in a short dock
+    qtbot.waitUntil(lambda: panel.side_by_side)
+    qtbot.waitUntil(even)

@@ -158,10 +158,15 @@ class DepthTimePanel(Panel):
         conv_layout.setContentsMargins(0, 0, 0, 0)
         conv_layout.setSpacing(2)
         conv_layout.addWidget(self.conv_stack, 1)
-        conv_caption_row = QHBoxLayout()
+        # the convergence caption runs under all the plots, at the panel's full width: under
+        # the plot alone it wrapped to 4-8 lines in its column (1366 x 768, presentation
+        # mode, the tour open) and left the plot a strip whose axis title was cut
+        self.conv_caption_box = QWidget()
+        self.conv_caption_box.setObjectName("depthConvCaptionBox")
+        conv_caption_row = QHBoxLayout(self.conv_caption_box)
+        conv_caption_row.setContentsMargins(0, 0, 0, 0)
         conv_caption_row.addWidget(self.conv_badge, 0, Qt.AlignmentFlag.AlignTop)
         conv_caption_row.addWidget(self.conv_caption, 1)
-        conv_layout.addLayout(conv_caption_row)
 
         # u(t) on the left; the norm curves above the convergence plot on the right, or, when
         # the panel is wide and short (presentation mode on a 16:9 screen), all three side by
@@ -201,6 +206,7 @@ class DepthTimePanel(Panel):
         layout.addLayout(controls)
         layout.addWidget(self.caption)
         layout.addWidget(split, 1)
+        layout.addWidget(self.conv_caption_box)
         self.set_body(body)
 
         #: u(t) on screen as float64, exactly ``result.depth.at(t)`` (hover reads it)
