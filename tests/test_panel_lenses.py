@@ -544,3 +544,31 @@ def test_the_chinese_energy_lens_names_the_placements_one_way(make_window, qtbot
     assert any("后归一化" in t for t in legend) and any("前归一化" in t for t in legend)
     assert "后归一化" in panel.readout.text() and "前归一化" in panel.readout.text()
     window.set_language("en")
+
+
+def test_log_axes_use_one_notation_each(make_window, qtbot):
+    """pyqtgraph labels each log tick on its own: one axis read '0.01, 0.1, 1, 10¹, 10²'
+    (temperature), another '1, 0.1, ... 0.0001, 10⁻⁵, 10⁻⁶' (convergence)."""
+    from app.widgets.plotting import log_tick_strings
+
+    assert log_tick_strings([-2, -1, 0, 1, 2, 3]) == ["0.01", "0.1", "1", "10", "100", "1000"]
+    assert log_tick_strings(range(0, -7, -1)) == ["10⁰", "10⁻¹", "10⁻²", "10⁻³", "10⁻⁴",
+                                                  "10⁻⁵", "10⁻⁶"]
+    window = make_window(sync=True, text="the cat sat on the mat")
+    axes = []
+    for name, plot in (("lensTemperatureDock", "curve_plot"), ("lensConvergenceDock", "plot"),
+                       ("depthDock", "conv_plot")):
+        window.docks[name].show()
+        window.docks[name].raise_()
+        panel = window.panels[name]
+        qtbot.waitUntil(lambda p=panel: p.is_current, timeout=5000)
+        widget = getattr(panel, plot)
+        axes += [widget.getAxis("bottom"), widget.getAxis("left")]
+    for axis in axes:
+        if not axis.logMode:
+            continue
+        lo, hi = axis.range
+        for _spacing, values in axis.tickValues(lo, hi, 400):
+            labels = axis.tickStrings(values, axis.autoSIPrefixScale, 1.0)
+            powers = [any(c in "⁰¹²³⁴⁵⁶⁷⁸⁹⁻" for c in t) for t in labels]
+            assert all(powers) or not any(powers), labels

@@ -27,7 +27,7 @@ from app.compute import (
 from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
-from app.widgets.plotting import log_points, plain_numbers
+from app.widgets.plotting import fast_axes, left_bottom_only, log_points
 from engine.continuous import Convergence
 
 EULER_COLOUR = (40, 90, 200)
@@ -59,8 +59,9 @@ class ConvergencePanel(LensPanel):
         self.fit_box.setObjectName("fitFromBox")
         self.show_layer = QCheckBox()
         self.show_layer.setObjectName("showLayerDistance")
-        self.plot = pg.PlotWidget()
-        plain_numbers(self.plot)
+        # fast axes: one notation for the error decades (see log_tick_strings)
+        self.plot = pg.PlotWidget(axisItems=fast_axes())
+        left_bottom_only(self.plot)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.setLogMode(x=True, y=True)

@@ -35,7 +35,7 @@ from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.heatmap import HeatmapView
-from app.widgets.plotting import plain_numbers
+from app.widgets.plotting import fast_axes, left_bottom_only, plain_numbers
 from engine.lenses import entropy_curve, random_qk, temperature_lens
 
 # --------------------------------------------------------------------------------------------
@@ -232,8 +232,9 @@ class TemperaturePanel(LensPanel):
         self.entropy_legend = self.entropy_plot.addLegend(offset=(5, 2), labelTextSize="8pt",
                                                           colCount=3)
 
-        self.curve_plot = pg.PlotWidget()
-        plain_numbers(self.curve_plot)
+        # fast axes: one notation for the τ decades (0.01 … 1000, see log_tick_strings)
+        self.curve_plot = pg.PlotWidget(axisItems=fast_axes())
+        left_bottom_only(self.curve_plot)
         self.curve_plot.setMenuEnabled(False)
         self.curve_plot.hideButtons()
         self.curve_plot.getViewBox().setMouseEnabled(x=False, y=False)

@@ -35,7 +35,7 @@ printing (non-raster painters) always get the vectors and the text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -60,6 +60,27 @@ from app.theme import current_theme, text_colour_for
 def _thin_solid(pen: QPen) -> bool:
     return (pen.style() == Qt.PenStyle.SolidLine and pen.isSolid()
             and (pen.widthF() <= 1.0 if pen.isCosmetic() else pen.widthF() == 0.0))
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: A log axis whose ticks all lie in this range shows plain decimals (0.01 … 1000).
+_PLAIN_LOG_RANGE = (1e-3, 1e4)
+
+
+def log_tick_strings(values: Sequence[float], scale: float = 1.0) -> list[str]:
+    """Labels for a log axis's ticks (``values`` are exponents) in one notation per axis:
+    plain decimals when every tick is between 0.001 and 1000, else powers of ten throughout.
+    pyqtgraph picks per tick, so one axis read '0.01, 0.1, 1, 10¹, 10²'."""
+    numbers = [float("%.1g" % (10.0 ** v * scale)) for v in values]
+    low, high = _PLAIN_LOG_RANGE
+    if all(low <= abs(x) < high for x in numbers):
+        return [f"{x:g}" if x < 1e3 else f"{x:.0f}" for x in numbers]
+    labels = []
+    for x in numbers:
+        mantissa, exponent = f"{x:.0e}".split("e")
+        power = "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+        labels.append(power if mantissa == "1" else f"{mantissa}·{power}")
+    return labels
 
 
 class FastAxisItem(pg.AxisItem):
@@ -93,6 +114,10 @@ class FastAxisItem(pg.AxisItem):
         if not _raster_paint(self, p, self._picture_version, self.boundingRect(),
                              self.picture.play):
             self.picture.play(p)
+
+    def logTickStrings(self, values: list[float], scale: float,
+                       spacing: float) -> list[str]:
+        return log_tick_strings(values, scale)
 
     # Restyling (font scale, presentation mode, theme) sets fonts, widths and labels again after
     # every redraw; pyqtgraph regenerates the axis picture on each call, even for equal values.
