@@ -212,3 +212,32 @@ def test_no_axis_puts_an_si_prefix_on_its_numbers(make_window):
         window.panels.get(spec.object_name)  # every panel, the lenses' too
     found = [a for a in axes(window) if a.labelText]  # (a prefix shows in the label)
     assert len(found) > 10 and not [a.labelText for a in found if a.autoSIPrefix]
+
+
+def test_masked_cells_read_as_no_weight_on_either_theme(make_window, qtbot):
+    """Masked (NaN) cells show a grey near the plot's background, like a zero weight: the
+    light grey of the light theme, on the dark one, stood beside the light end of the
+    probability map there (a heavy weight)."""
+    import numpy as np
+
+    from app.palettes import lut
+
+    window = make_window(sync=True, text="a b c d")
+    dock = window.docks["lensTemperatureDock"]
+    dock.show()
+    dock.raise_()
+    panel = window.panels["lensTemperatureDock"]
+    for name in ("light", "dark"):
+        window.theme_actions[name].trigger()
+        qtbot.waitUntil(lambda: panel.is_current, timeout=5000)
+        view = panel.view
+        assert np.isnan(view.data).any()  # the future keys are masked
+        masked = view.plot.getViewBox().background.brush().color()
+        table = lut(view._map)[:, :3].astype(float)
+        grey = np.array([masked.red(), masked.green(), masked.blue()], dtype=float)
+        dist = np.linalg.norm(table - grey, axis=1)
+        assert dist[0] < dist[-1], name  # nearer to "no weight" than to "all the weight"
+        assert dist.min() > 30, name  # and told apart from every weight
+    causality = window.panels["causalityDock"]
+    assert causality.grid_view.plot.getViewBox().background.brush().color() == \
+        causality.grid_view.zero_colour  # the diff views keep their zero colour

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 from PySide6.QtGui import QColor
 
-from app import palettes
+from app import palettes, theme
 from app.widgets.heatmap import HeatmapView
 
 
@@ -32,6 +32,13 @@ class DiffHeatmapView(HeatmapView):
         self.high = floor + 1.0
         self.plot.getViewBox().setBackgroundColor(zero_colour)
         self._lut = self._make_lut()
+
+    def _set_masked_colour(self) -> None:
+        """Behind the image: the zero colour, whatever the theme (set in ``__init__``)."""
+        self._masked_theme = theme.current_theme()
+        zero = getattr(self, "zero_colour", None)  # (None while HeatmapView is being built)
+        if zero is not None:
+            self.plot.getViewBox().setBackgroundColor(zero)
 
     def _make_lut(self) -> np.ndarray:
         lut = palettes.lut(self.map_name).copy()  # [256, 4] uint8

@@ -14,8 +14,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 
-from app import palettes
+from app import palettes, theme
 from app.widgets.plotting import fast_axes, left_bottom_only
+
+#: theme -> colour of masked cells (the view box behind the image)
+MASKED_COLOURS: dict[str, str] = {"light": "#c8c8c8", "dark": "#585858"}
 
 #: At most this many tick labels on an axis; more tokens get a stride.
 MAX_TICKS = 40
@@ -71,7 +74,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         left_bottom_only(self.plot)
         self.plot.hideButtons()
         self.plot.invertY(True)  # row 0 (the first token) at the top, like a matrix
-        self.plot.getViewBox().setBackgroundColor(QColor(200, 200, 200))  # masked cells: grey
+        self._masked_theme = ""  # the theme the masked cells' grey was picked for
+        self._set_masked_colour()
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
@@ -101,6 +105,13 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.plot.getViewBox().sigResized.connect(self._update_ticks)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
+    def _set_masked_colour(self) -> None:
+        """Masked (NaN) cells show the view's background: a grey a little off the plot's
+        background, so a masked weight reads as nothing, as a zero weight does. The light
+        grey on the dark theme read as a heavy weight (its probabilities grow toward light)."""
+        self._masked_theme = theme.current_theme()
+        self.plot.getViewBox().setBackgroundColor(QColor(MASKED_COLOURS[self._masked_theme]))
+
     @property
     def data(self) -> np.ndarray | None:
         """What is displayed, as float32 (NaN where masked)."""
@@ -125,6 +136,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         """Show a 2-D array. ``col_labels`` None: numeric feature ticks."""
         data = display_array(array)
         self._data = data
+        if theme.current_theme() != self._masked_theme:
+            self._set_masked_colour()
         if map_name != self._map:
             self._map = map_name
             self.image.setLookupTable(palettes.lut(map_name))
