@@ -336,3 +336,19 @@ def test_key_value_heads_of_the_result_on_screen_while_a_new_layer_computes(make
     heat = window.panels["heatmapDock"]
     np.testing.assert_array_equal(heat.source, window.state.result.trace["k_rope"][1])
     assert window.state.result.trace.config.num_key_value_heads == 2
+
+
+def test_all_heads_side_by_side_label_each_block_by_head(make_window):
+    """Heads side by side were numbered as one matrix (0 … 18 under four heads of 4
+    features, the gap columns counted) and a gap between key-token blocks read 'h1:'."""
+    window = make_window(sync=True, text="a b c")
+    panel = window.panels["heatmapDock"]
+    panel.all_heads.setChecked(True)
+    for step, names in (("q_norm", ["0", "1", "2", "3"]), ("attn_probs", ["a", "b", "c"])):
+        window.state.set_step(step)
+        labels = list(panel.view.col_labels)
+        data = panel.view.data
+        gaps = [i for i in range(data.shape[1]) if np.isnan(data[:, i]).all()]
+        assert [labels[i] for i in gaps] == [""] * 3
+        heads = [label for label in labels if label]
+        assert heads == [f"h{h}:{n}" for h in range(4) for n in names]

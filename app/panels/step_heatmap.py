@@ -111,9 +111,11 @@ class StepHeatmapPanel(Panel):
             for h in range(n_heads):
                 blocks += [per_head[h], gap]
             matrix = np.concatenate(blocks[:-1], axis=1)
-            labels = None
-            if cols_are_keys:
-                labels = [f"h{h}:{t}" for h in range(n_heads) for t in [*tokens, ""]][:-1]
+            # head:column under every block, nothing under the gaps: numbered as one matrix
+            # the columns read 0 … 18 for four heads of 4 features, gaps counted
+            names = tokens if cols_are_keys else [str(i) for i in range(per_head.shape[2])]
+            labels = [label for h in range(n_heads)
+                      for label in [*(f"h{h}:{name}" for name in names), ""]][:-1]
             return matrix, labels, axes[-1]
         head = self.state.head
         if n_heads != config.num_attention_heads:  # a kv step: show the kv head this query reads
