@@ -199,3 +199,18 @@ def test_boxed_plot_text_reads_on_its_box(make_window, qtbot, key):
                     over(QColor(item.color), box), box)))
     assert any("masked" in text for text, _ in boxed)
     assert all(ratio >= MIN_CONTRAST for _, ratio in boxed), boxed
+
+
+def test_attention_links_stand_out_from_the_plot_in_both_themes(make_window, qtbot):
+    """The navy links had a contrast of ~2.4 with the dark plot at full opacity: the faint
+    arcs of the light weights vanished when projected."""
+    window = make_window(sync=True, text="Attention never reads the future tokens")
+    panel = window.panels["attentionDock"]
+    for key in ("dark", "light", "dark"):
+        window.theme_actions[key].trigger()
+        qtbot.waitUntil(lambda: panel.is_current, timeout=5000)
+        background = QColor(theme.PLOT_COLOURS[key][0])
+        strongest = QColor(panel.bucket_curves[-1].opts["pen"].color())
+        assert theme.contrast_ratio(over(strongest, background), background) >= 4.5, key
+        node = QColor(panel.nodes.data["brush"][0].color())  # token 0's node fill
+        assert theme.contrast_ratio(over(node, background), background) >= 1.5, key

@@ -54,6 +54,9 @@ UPRIGHT_LABELS = 24
 HOVER_PX = 9.0
 
 LINK_RGB = (33, 90, 180)
+#: the links on the dark theme: the navy of the light one had a contrast of ~2.4 with the dark
+#: plot at full opacity, and the light weights' faint arcs disappeared
+LINK_RGB_DARK = (110, 170, 245)
 QUERY_RGB = (230, 120, 20)
 MASKED_RGB = (165, 165, 165)
 LABEL_TEXT = (20, 20, 20)
@@ -70,9 +73,13 @@ def bucket_of(weights: np.ndarray) -> np.ndarray:
     return np.minimum((np.sqrt(w) * N_BUCKETS).astype(np.int64), N_BUCKETS - 1)
 
 
-def bucket_pen(bucket: int) -> QPen:
+def link_rgb(theme_name: str) -> tuple[int, int, int]:
+    return LINK_RGB_DARK if theme_name == "dark" else LINK_RGB
+
+
+def bucket_pen(bucket: int, rgb: tuple[int, int, int] = LINK_RGB) -> QPen:
     f = (bucket + 0.5) / N_BUCKETS
-    color = QColor(*LINK_RGB, int(35 + 220 * f))
+    color = QColor(*rgb, int(35 + 220 * f))
     pen = QPen(color)
     pen.setWidthF(0.6 + 6.5 * f * f)
     pen.setCapStyle(Qt.PenCapStyle.RoundCap)
@@ -203,13 +210,10 @@ class AttentionGraphPanel(Panel):
         self._view: tuple = ()
         self._loop = (0.2, 0.15)  # the self-link's size in view units (set from LOOP_PX)
         self._masked_at = (0.0, 0.0)  # where the "masked" caption wants to start
-        self._brushes = [QBrush(QColor(*LINK_RGB, int(40 + 215 * (b + 0.5) / N_BUCKETS)))
-                         for b in range(N_BUCKETS)]
-        self._brushes += [QBrush(QColor(235, 235, 235)), QBrush(QColor(*QUERY_RGB))]
-        #: node outlines: a visible key, a masked key (dashed), the query
-        self._pens = [pg.mkPen(QColor(*LINK_RGB), width=1),
-                      pg.mkPen(QColor(*MASKED_RGB), width=1, style=Qt.PenStyle.DashLine),
-                      pg.mkPen(QColor(140, 60, 0), width=2)]
+        self._link_theme = ""  # the theme the link colours were made for
+        self._brushes: list[QBrush] = []
+        self._pens: list[QPen] = []
+        self._set_link_colours()
         self._label_font = QFont()
         self._label_font.setPointSizeF(max(self._label_font.pointSizeF(), 9.0))
         #: every token label in one item (they change every edit: no text layout per label)
@@ -325,9 +329,29 @@ class AttentionGraphPanel(Panel):
             self.redraw_epoch += 1  # everything drawn again at the new size
             self.redraw(result)
 
+    def _set_link_colours(self) -> None:
+        """Link pens, node fills and outlines in the current theme's link colour (pen widths
+        stay: presentation mode scales them)."""
+        self._link_theme = theme.current_theme()
+        rgb = link_rgb(self._link_theme)
+        for b, curve in enumerate(self.bucket_curves):
+            pen = QPen(curve.opts["pen"])
+            pen.setColor(bucket_pen(b, rgb).color())
+            curve.setPen(pen)
+        self._brushes = [QBrush(QColor(*rgb, int(40 + 215 * (b + 0.5) / N_BUCKETS)))
+                         for b in range(N_BUCKETS)]
+        self._brushes += [QBrush(QColor(235, 235, 235)), QBrush(QColor(*QUERY_RGB))]
+        #: node outlines: a visible key, a masked key (dashed), the query
+        self._pens = [pg.mkPen(QColor(*rgb), width=1),
+                      pg.mkPen(QColor(*MASKED_RGB), width=1, style=Qt.PenStyle.DashLine),
+                      pg.mkPen(QColor(140, 60, 0), width=2)]
+        self._drawn_key = None  # the nodes are drawn again
+
     # ----- drawing -----
     def redraw(self, result: Result) -> None:
         trace = result.trace
+        if theme.current_theme() != self._link_theme:
+            self._set_link_colours()
         self._sync_controls(result)
         head, query = self.state.head, self.state.query
         n = len(result.tokens)
