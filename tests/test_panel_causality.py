@@ -285,3 +285,24 @@ def test_the_bars_decade_labels_never_run_into_each_other(make_window, qtbot):
         widest = max(metrics.horizontalAdvance(text) for _v, text in panel._bars_ticks)
         gaps = [b - a for a, b in pairwise(values)]
         assert not gaps or min(gaps) * per_decade >= widest
+
+
+def test_the_selected_step_outline_reads_over_every_cell_colour(make_window):
+    """The overview's box around the selected step was one dark line: over the dark cells of
+    the changed rows it could not be seen. Some line of it contrasts with every colour."""
+    from PySide6.QtGui import QColor
+
+    from app import theme
+    from app.palettes import lut
+
+    window = make_window(sync=True, text=DEMO)
+    panel = _edit(window, DEMO, EDITED)
+    view = panel.grid_view
+    box = panel.step_box.getData()
+    pens = [QColor(item.opts["pen"].color()) for item in view.plot.items
+            if isinstance(item, type(panel.step_box)) and item.getData()[0] is not None
+            and np.array_equal(item.getData()[0], box[0])
+            and np.array_equal(item.getData()[1], box[1])]
+    cells = [QColor(*map(int, rgb)) for rgb in lut(view.map_name)[:, :3]] + [view.zero_colour]
+    worst = min(max(theme.contrast_ratio(pen, cell) for pen in pens) for cell in cells)
+    assert worst >= 3.0

@@ -307,6 +307,11 @@ class CausalityPanel(Panel):
         self.step_box = pg.PlotCurveItem(pen=pg.mkPen(QColor(30, 30, 30), width=2))
         self.step_box.setZValue(11)
         self.grid_view.plot.addItem(self.step_box)
+        # ... on a white halo: the dark line alone vanished over the dark cells of the changed
+        # rows (and in the dark theme over the plot)
+        self.step_box_halo = pg.PlotCurveItem(pen=pg.mkPen(QColor(255, 255, 255), width=4))
+        self.step_box_halo.setZValue(10.5)
+        self.grid_view.plot.addItem(self.step_box_halo)
         # the boundary between the rows before k and the rest, in every view
         self.k_lines = []
         for view in (self.grid_view, self.diff_view):
@@ -519,7 +524,8 @@ class CausalityPanel(Panel):
 
         # the selected column in the overview
         col = info.index
-        self.step_box.setData([col, col + 1, col + 1, col, col], [0, 0, common, common, 0])
+        for box in (self.step_box_halo, self.step_box):
+            box.setData([col, col + 1, col + 1, col, col], [0, 0, common, common, 0])
         self._draw_bars(report.per_position[name], k,
                         future_only=name == "attn_scores" and result.trace.causal)
 
