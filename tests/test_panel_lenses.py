@@ -3,6 +3,7 @@ is shown, each control moves the picture, and what is drawn agrees with the engi
 
 import math
 import re
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -572,3 +573,23 @@ def test_log_axes_use_one_notation_each(make_window, qtbot):
             labels = axis.tickStrings(values, axis.autoSIPrefixScale, 1.0)
             powers = [any(c in "⁰¹²³⁴⁵⁶⁷⁸⁹⁻" for c in t) for t in labels]
             assert all(powers) or not any(powers), labels
+
+
+def test_convergence_legend_covers_no_curve(make_window, qtbot):
+    """The legend stood top right, where the Euler errors ran through its first entry (and
+    where the distance to the real layer climbs)."""
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = show(window, qtbot, "lensConvergenceDock")
+    panel.show_layer.setChecked(True)
+    qtbot.waitUntil(lambda: panel.layer_curve.isVisible() and panel.legend.isVisible())
+    vb = panel.plot.getPlotItem().getViewBox()
+    box = panel.legend.mapRectToScene(panel.legend.boundingRect())
+    for curve in (panel.euler_curve, panel.second_curve, panel.ref1, panel.ref2,
+                  panel.layer_curve):
+        x, y = curve.getData()  # log10 coordinates, as drawn
+        if x is None or len(x) < 2:
+            continue
+        for (x0, y0), (x1, y1) in pairwise(zip(x, y, strict=True)):
+            for s in np.linspace(0.0, 1.0, 25):  # along each segment
+                point = vb.mapViewToScene(QPointF(x0 + s * (x1 - x0), y0 + s * (y1 - y0)))
+                assert not box.contains(point), (curve.name(), point)

@@ -66,7 +66,10 @@ class ConvergencePanel(LensPanel):
         self.plot.hideButtons()
         self.plot.setLogMode(x=True, y=True)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
-        self.legend = self.plot.addLegend(offset=(-8, 8), labelTextSize="8pt")
+        # bottom left, just above the reference's dotted floor: the errors fall from the top
+        # left, and top right the Euler curve ran through the legend (and the distance to the
+        # real layer climbs there)
+        self.legend = self.plot.addLegend(offset=(8, -30), labelTextSize="8pt")
         self.euler_curve = pg.PlotDataItem(pen=pg.mkPen(EULER_COLOUR, width=2), symbol="o",
                                            symbolSize=7, symbolBrush=EULER_COLOUR,
                                            symbolPen=None)
