@@ -18,6 +18,7 @@ from app.bridge import EngineBridge
 from app.compute import Request, Result
 from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo
 from engine.continuous import Convergence
+from engine.layer import Step
 
 #: Selection fields, the values ``selection_changed`` carries.
 SELECTION_FIELDS = ("step", "head", "query", "depth_t")
@@ -270,8 +271,9 @@ class AppState(QObject):
             self._language = language
             self.language_changed.emit(language)
 
-    def meaning(self, info: StepInfo) -> str:
-        """A step's one-line explanation in the current language."""
+    def meaning(self, info: StepInfo | Step) -> str:
+        """A step's one-line explanation in the current language (a recorded ``Step`` says
+        what it is as its layer ran: causal_mask without the mask is a copy of the scores)."""
         return info.meaning_zh if self._language == "zh" else info.meaning
 
     @property

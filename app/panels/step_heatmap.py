@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from app import palettes, theme
@@ -25,13 +25,6 @@ def format_value(value: float, masked: str = "−∞ (masked)") -> str:
     if value == -np.inf:
         return masked
     return repr(float(value))
-
-
-def mask_off_meaning() -> str:
-    """What step 11 (causal_mask) is when the layer runs without the mask, translated."""
-    return QCoreApplication.translate(
-        "StepHeatmapPanel", "Causal mask off (View ▸ Causal mask, M): this step is a copy of "
-        "the scores; no score is set to −∞.")
 
 
 class StepHeatmapPanel(Panel):
@@ -145,13 +138,11 @@ class StepHeatmapPanel(Panel):
         self._row_labels = result.labels
         self._col_labels = col_labels
         shape = " × ".join(str(n) for n in step.array.shape)
-        formula, meaning = step.formula, self.state.meaning(step.info)
-        if step.name == "causal_mask" and not result.trace.causal:
-            # the engine runs without the mask: the step (formula S) is the scores, say so
-            meaning = mask_off_meaning()
+        # (as the layer ran: without the mask causal_mask says it is a copy of the scores)
         self.title.setText(
-            f"<b>{step.index}. {step.name}</b> &nbsp; <code>{formula}</code> &nbsp; "
-            f"<span style='color:{theme.quiet_css()}'>[{shape}] — {meaning}</span>")
+            f"<b>{step.index}. {step.name}</b> &nbsp; <code>{step.formula}</code> &nbsp; "
+            f"<span style='color:{theme.quiet_css()}'>[{shape}] — "
+            f"{self.state.meaning(step)}</span>")
         levels = result.levels[step.name]
         map_name = palettes.map_for(step.kind, getattr(self.state, "palette", "classic"),
                                     getattr(self.state, "theme", "light"))

@@ -7,7 +7,6 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTree
 
 from app.compute import Result
 from app.panels.base import Panel
-from app.panels.step_heatmap import mask_off_meaning
 from app.state import AppState
 from engine import STEP_INFO, STEP_NAMES
 
@@ -50,9 +49,9 @@ class StepListPanel(Panel):
         mask_off = result is not None and result.trace is not None and not result.trace.causal
         for info in STEP_INFO:
             item = self.tree.topLevelItem(info.index)
-            formula, meaning = info.formula, self.state.meaning(info)
-            if info.name == "causal_mask" and mask_off:  # a copy of the scores: say so
-                formula, meaning = result.trace.step(info.name).formula, mask_off_meaning()
+            # as the layer ran: without the mask causal_mask is a copy of the scores
+            shown = result.trace.step(info.name) if mask_off else info
+            formula, meaning = shown.formula, self.state.meaning(shown)
             if info.name in DEPTH_MOVES:
                 meaning = f"[{DEPTH_MOVES[info.name]}] {meaning}"
             item.setText(3, formula)

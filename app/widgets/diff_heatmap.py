@@ -30,11 +30,11 @@ class DiffHeatmapView(HeatmapView):
         self.sentinel = floor - 1.0
         self.zero_colour = zero_colour
         self.high = floor + 1.0
-        self.plot.getViewBox().setBackgroundColor(zero_colour)
+        self._set_masked_colour()
         self._lut = self._make_lut()
 
     def _set_masked_colour(self) -> None:
-        """Behind the image: the zero colour, whatever the theme (set in ``__init__``)."""
+        """Behind the image: the zero colour, whatever the theme."""
         self._masked_theme = theme.current_theme()
         zero = getattr(self, "zero_colour", None)  # (None while HeatmapView is being built)
         if zero is not None:

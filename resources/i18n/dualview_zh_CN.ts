@@ -1459,10 +1459,6 @@ Type a sentence above to compute the layer.</translation>
         <translation>GQA：查询头 %1 读取键值头 %2</translation>
     </message>
     <message>
-        <source>Causal mask off (View ▸ Causal mask, M): this step is a copy of the scores; no score is set to −∞.</source>
-        <translation>因果掩码已关闭（视图 ▸ 因果掩码，M 键）：这一步就是分数的副本，没有任何分数被设为 −∞。</translation>
-    </message>
-    <message>
         <source>row %1 · column %2 · value %3</source>
         <translation>行 %1 · 列 %2 · 值 %3</translation>
     </message>
