@@ -352,3 +352,8 @@ def test_all_heads_side_by_side_label_each_block_by_head(make_window):
         assert [labels[i] for i in gaps] == [""] * 3
         heads = [label for label in labels if label]
         assert heads == [f"h{h}:{n}" for h in range(4) for n in names]
+        # each head's block thins its labels from its own first column
+        assert panel.view._col_blocks == tuple(h * (len(names) + 1) for h in range(4))
+        shown = [text for _pos, text in panel.view._col_ticks[0]]
+        assert [f"h{h}:{names[0]}" for h in range(4)] == [
+            t for t in shown if t.endswith(f":{names[0]}")]

@@ -120,3 +120,34 @@ def test_numbered_columns_are_whole_numbers_under_their_cells(qtbot):
     view.resize(200, 300)  # narrower: fewer numbers, still whole and centred
     qtbot.waitUntil(lambda: len(view._col_ticks[0]) <= 5)
     assert all(pos == int(text) + 0.5 for pos, text in view._col_ticks[0])
+
+
+def test_column_labels_thin_within_each_block_so_every_block_shows_its_first(qtbot):
+    """All heads side by side: labels thinned over the whole row skipped a head's first
+    column (h0:the, h0:mat, h1:sat, …), so a head block could show no label of its own."""
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    heads, keys = 4, 7
+    labels = [label for h in range(heads)
+              for label in [*(f"h{h}:key{k}" for k in range(keys)), ""]][:-1]
+    starts = tuple(h * (keys + 1) for h in range(heads))
+    view.set_matrix(np.zeros((keys, len(labels))), (0.0, 1.0), "dv-blues", labels[:keys],
+                    labels, col_blocks=starts)
+    view.resize(560, 300)  # the default dock at 1366 x 768: room for about every 4th label
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.waitUntil(lambda: 1 < len(_shown(view)) < len([t for t in labels if t]))
+    shown = _shown(view)
+    assert [f"h{h}:key0" for h in range(heads)] == [t for t in shown if t.endswith(":key0")]
+    positions = [pos for pos, _text in view._col_ticks[0]]
+    axis = view.plot.getAxis("bottom")
+    metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
+    column = view.plot.getViewBox().width() / len(labels)
+    widest = max(metrics.horizontalAdvance(t) for t in shown)
+    assert min(b - a for a, b in pairwise(positions)) * column >= widest  # still none touch
+    view.resize(300, 300)  # narrower than one label per block: every other block's first
+    qtbot.waitUntil(lambda: 2 <= len(_shown(view)) < heads)
+    positions = [pos for pos, _text in view._col_ticks[0]]
+    assert all(text.endswith(":key0") for text in _shown(view))
+    column = view.plot.getViewBox().width() / len(labels)
+    assert min(b - a for a, b in pairwise(positions)) * column >= widest

@@ -133,6 +133,11 @@ class StepHeatmapPanel(Panel):
             self.kv_note.setText("")
 
         matrix, col_labels, col_kind = self.matrix_for(step, result.shown_tokens)
+        # all heads: the column labels thin within each head, so every head shows its first
+        blocks: tuple[int, ...] = ()
+        if has_heads and self.all_heads.isChecked():
+            n_heads, n_cols = step.array.shape[step.axes.index("head")], step.array.shape[-1]
+            blocks = tuple(h * (n_cols + 1) for h in range(n_heads))
         self.source = matrix
         self._col_kind = col_kind
         self._row_labels = result.labels
@@ -147,7 +152,8 @@ class StepHeatmapPanel(Panel):
         map_name = palettes.map_for(step.kind, getattr(self.state, "palette", "classic"),
                                     getattr(self.state, "theme", "light"))
         self.view.set_matrix(matrix, levels, map_name, self._row_labels, col_labels,
-                             x_title=self.tr(col_kind), y_title=self.tr("token"))
+                             x_title=self.tr(col_kind), y_title=self.tr("token"),
+                             col_blocks=blocks)
 
     def _on_hovered(self, row: int, col: int, _shown: float) -> None:
         if row < 0 or self.source is None or np.isnan(self.source[row, col]):

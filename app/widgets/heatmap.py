@@ -24,10 +24,28 @@ MASKED_COLOURS: dict[str, str] = {"light": "#c8c8c8", "dark": "#585858"}
 MAX_TICKS = 40
 
 
-def _ticks(labels: Sequence[str], min_stride: int = 1) -> list[list[tuple[float, str]]]:
+def _ticks(labels: Sequence[str], min_stride: int = 1,
+           block_starts: Sequence[int] = ()) -> list[list[tuple[float, str]]]:
+    """Every k-th label (k at least ``min_stride``, at most MAX_TICKS labels). With
+    ``block_starts`` (the first column of each block, e.g. each head of "all heads") the
+    count restarts in every block, so each block shows its own first label; where blocks are
+    narrower than k, the first label of every few blocks, never two closer than k."""
     stride = max(1, int(np.ceil(len(labels) / MAX_TICKS)))
     stride *= -(-min_stride // stride)  # a multiple of the count stride: the same grid
-    major = [(i + 0.5, labels[i]) for i in range(0, len(labels), stride)]
+    if not block_starts:
+        major = [(i + 0.5, labels[i]) for i in range(0, len(labels), stride)]
+        return [major, []]
+    bounds = [*block_starts, len(labels)]
+    narrowest = min(b - a for a, b in pairwise(bounds))
+    every = max(1, -(-stride // max(narrowest, 1)))  # blocks per label when they are narrow
+    chosen = range(0, len(bounds) - 1, every)
+    major = []
+    for j in chosen:
+        start, stop = bounds[j], bounds[j + 1]  # labels of this block only
+        if j + every < len(bounds) - 1:  # ... k cells before the next shown block's first
+            stop = min(stop, bounds[j + every] - stride + 1)
+        major += [(i + 0.5, labels[i]) for i in range(start, max(stop, start + 1), stride)
+                  if labels[i]]
     return [major, []]
 
 
@@ -88,6 +106,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self._data: np.ndarray | None = None
         self._row_labels: tuple[str, ...] = ()
         self._col_labels: tuple[str, ...] = ()
+        #: first column of each block of columns (all heads side by side), or () for one block
+        self._col_blocks: tuple[int, ...] = ()
         #: the tick lists handed to the axes (a long sentence shows every k-th label only)
         self._row_ticks: list | None = None
         self._col_ticks: list | None = None
@@ -132,8 +152,10 @@ class HeatmapView(pg.GraphicsLayoutWidget):
 
     def set_matrix(self, array: np.ndarray, levels: tuple[float, float], map_name: str,
                    row_labels: Sequence[str], col_labels: Sequence[str] | None = None,
-                   *, x_title: str = "", y_title: str = "") -> None:
-        """Show a 2-D array. ``col_labels`` None: numeric feature ticks."""
+                   *, x_title: str = "", y_title: str = "",
+                   col_blocks: Sequence[int] = ()) -> None:
+        """Show a 2-D array. ``col_labels`` None: numeric feature ticks. ``col_blocks``: the
+        first column of each block the labels are thinned in separately."""
         data = display_array(array)
         self._data = data
         if theme.current_theme() != self._masked_theme:
@@ -154,8 +176,9 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             self._row_labels = rows
             self._update_row_ticks()
         cols = tuple(col_labels) if col_labels is not None else ()
-        if cols != self._col_labels:
+        if cols != self._col_labels or tuple(col_blocks) != self._col_blocks:
             self._col_labels = cols
+            self._col_blocks = tuple(col_blocks)
             self._update_col_ticks()
         # titles, levels and ranges only when they change: each call re-lays out or
         # regenerates an axis picture, which costs more than the image itself
@@ -188,7 +211,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         overlap at the plot's current width (a narrow dock, large text)."""
         cols = self._col_labels
         if cols:
-            col_ticks = _ticks(cols, self._stride(cols, "bottom"))
+            col_ticks = _ticks(cols, self._stride(cols, "bottom"), self._col_blocks)
         elif len(self._shape) == 2:
             col_ticks = index_ticks(self._shape[1], self._index_stride(self._shape[1]))
         else:
