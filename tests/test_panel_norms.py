@@ -195,3 +195,69 @@ def test_a_layer_the_comparison_refuses_is_said_in_the_panel(make_window):
     window.state.set_model(Qwen3Config.toy())
     assert panel._stack.currentIndex() == 1 and panel.is_current
     assert panel.comparison.vector.size == 16
+
+
+def _cut_cells(panel):
+    """Cells whose number does not fit its column (the view would elide it: '0.99999…')."""
+    t = panel.table
+    return [(r, c, t.item(r, c).text()) for r in range(t.rowCount())
+            for c in range(t.columnCount()) if t.columnWidth(c) < t.sizeHintForColumn(c)]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_number_of_the_table_is_shown_whole_at_1366_by_768(make_window, qtbot, language):
+    """The columns were stretched to equal widths: at 1366 x 768 '0.9999997' was elided to
+    '0.99999…', which reads as 1 (only the tooltip had the number)."""
+    window = make_window(sync=True, text=TEXT, language=language)
+    window.resize(1366, 768)
+    window.apply_default_layout()
+    panel = window.panels["normDock"]
+    qtbot.waitUntil(lambda: abs(window.docks["normDock"].width() - 0.26 * 1366) < 20)
+    qtbot.wait(50)
+    assert "0.9999997" in [text for row in table(panel) for text in row]
+    assert _cut_cells(panel) == []
+    # ... and without scrolling: the columns fit the table at this size
+    t = panel.table
+    assert t.verticalHeader().width() + sum(t.columnWidth(c) for c in range(3)) \
+        <= t.width() - 2 * t.frameWidth()
+    assert t.horizontalScrollBar().maximum() == 0
+
+
+def test_a_narrow_dock_scrolls_instead_of_cutting_a_number(make_window, qtbot):
+    """Narrower than the table (the tour open at 1366 x 768): the columns stay whole and what
+    does not fit is a visible scroll bar away (the panel cut its right-hand side unseen)."""
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["normDock"]
+    dock = window.docks["normDock"]
+    dock.setFloating(True)
+    dock.resize(200, 600)
+    qtbot.waitUntil(lambda: dock.width() < 240)
+    qtbot.wait(50)
+    assert _cut_cells(panel) == []
+    t = panel.table
+    table_scrolls = t.horizontalScrollBar().maximum() > 0
+    assert table_scrolls == t.horizontalScrollBar().isVisible()
+    if not table_scrolls:
+        assert t.verticalHeader().width() + sum(t.columnWidth(c) for c in range(3)) \
+            <= t.width() - 2 * t.frameWidth()
+    right = t.mapTo(panel._scroll.viewport(), t.rect().topRight()).x()
+    if right > panel._scroll.viewport().width():  # the panel shows the rest on a scroll
+        assert panel._scroll.horizontalScrollBar().isVisible()
+    dock.resize(700, 600)  # room again: no scroll bar, every column whole
+    qtbot.waitUntil(lambda: t.horizontalScrollBar().maximum() == 0
+                    and not panel._scroll.horizontalScrollBar().isVisible())
+    assert _cut_cells(panel) == []
+
+
+def test_the_fitted_table_follows_a_larger_text_size(make_window, qtbot, restore_view):
+    """The table's text, made a little smaller to fit, still grows with the app's text."""
+    window = make_window(sync=True, text=TEXT)
+    window.resize(1366, 768)
+    window.apply_default_layout()
+    panel = window.panels["normDock"]
+    qtbot.waitUntil(lambda: panel.table.font().pointSizeF() < panel.font().pointSizeF())
+    before = panel.table.font().pointSizeF()
+    window.scale_text(1.25)
+    qtbot.waitUntil(lambda: panel.table.font().pointSizeF() > before)
+    qtbot.wait(50)
+    assert _cut_cells(panel) == []

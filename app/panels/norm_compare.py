@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -66,6 +66,14 @@ IDENTITY_TEXT = {
     "zh": "LayerNorm 就是对去均值后的向量做 RMSNorm：LN(v) = RMSNorm(v − mean v)。"
           "RMSNorm 不减去均值（只把它乘以 1/rms），LayerNorm 把它去掉。",
 }
+
+
+#: The table's row names; the last one may wrap after "RMSNorm(v)" in a narrow dock.
+ROW_LABELS = ("v", "LN(v)", "RMSNorm(v)", "RMSNorm(v)·γ")
+WRAPPED_ROW_LABELS = ("v", "LN(v)", "RMSNorm(v)", "RMSNorm(v)\n·γ")
+#: What the table tries, in order, until its numbers fit whole: (row names, text scale).
+TABLE_FITS = ((ROW_LABELS, 1.0), (WRAPPED_ROW_LABELS, 1.0), (WRAPPED_ROW_LABELS, 0.95),
+              (WRAPPED_ROW_LABELS, 0.9))
 
 
 def format_number(x: float) -> str:
@@ -162,15 +170,22 @@ class NormComparePanel(Panel):
         self.show_layer = QCheckBox()
         self.show_layer.setObjectName("normShowLayer")
 
+        self._row_labels = ROW_LABELS
+        self._fitting = False
+        self._header_pad: int | None = None
         self.table = QTableWidget(4, 3)
         self.table.setObjectName("normTable")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        # every column at least as wide as its widest number (see _fit_columns): stretched
+        # equally, a 1366 x 768 window elided 0.9999997 to "0.99999…", which reads as 1
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.table.installEventFilter(self)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         for r in range(4):
             for c in range(3):
@@ -240,7 +255,9 @@ class NormComparePanel(Panel):
         scroll.setObjectName("normScroll")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # narrower than its controls (the tour open at 1366 x 768): scroll, never cut off the
+        # table's right-hand columns unseen
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         scroll.setWidget(body)
         scroll.viewport().installEventFilter(self)
         body.installEventFilter(self)
@@ -271,7 +288,73 @@ class NormComparePanel(Panel):
         if (event.type() == QEvent.Type.Resize and watched is self._scroll.viewport()) or \
                 (event.type() == QEvent.Type.LayoutRequest and watched is self._content):
             self._fit_content()
+        if watched is self.table and event.type() in (QEvent.Type.Resize,
+                                                      QEvent.Type.FontChange):
+            self._fit_columns()
         return super().eventFilter(watched, event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and hasattr(self, "table"):
+            self._fit_columns()  # the table's own (fitted) font follows the text size
+
+    def _fit_columns(self) -> None:
+        """Each column as wide as its widest number, the spare width shared out. Where that
+        does not fit, the last row's name wraps onto two lines, then the table's text gets a
+        little smaller (to TABLE_FITS' last scale), and only then does the table scroll
+        sideways: a number is never cut short ("0.99999…" for 0.9999997 reads as 1)."""
+        if self._fitting:
+            return  # (setting the table's font below sends a FontChange)
+        self._fitting = True
+        try:
+            table = self.table
+            room = table.width() - 2 * table.frameWidth()
+            base = self.font()  # the panel's: scaled with the app's text size
+            for labels, scale in TABLE_FITS:
+                font = QFont(base)
+                font.setPointSizeF(base.pointSizeF() * scale)
+                if table.font() != font:
+                    table.setFont(font)
+                if labels != self._row_labels:
+                    self._row_labels = labels
+                    table.setVerticalHeaderLabels(list(labels))
+                needs = [max(table.sizeHintForColumn(c), table.horizontalHeader()
+                             .sectionSizeHint(c)) for c in range(table.columnCount())]
+                spare = room - self._row_header_width() - sum(needs)
+                if spare >= 0:
+                    break
+            fits = spare >= 0
+            table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fits
+                                               else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+            header = table.horizontalHeader()
+            for c, need in enumerate(needs):
+                extra = (spare // len(needs) + (1 if c < spare % len(needs) else 0)
+                         if fits else 0)
+                if header.sectionSize(c) != need + extra:
+                    header.resizeSection(c, need + extra)
+            self._fit_table_height()
+        finally:
+            self._fitting = False
+
+    def _row_header_width(self) -> int:
+        """The width the row names need in the table's current font."""
+        header = self.table.verticalHeader()
+        metrics = QFontMetrics(self.table.font())
+        widest = max(metrics.horizontalAdvance(line) for label in self._row_labels
+                     for line in label.split("\n"))
+        if self._header_pad is None:  # the style's margins around a row name
+            self._header_pad = header.sizeHint().width() - widest
+        return widest + self._header_pad
+
+    def _fit_table_height(self) -> None:
+        """The table exactly as tall as its rows (and its sideways scroll bar, if shown)."""
+        table = self.table
+        height = table.horizontalHeader().height() + 2 * table.frameWidth()
+        height += sum(table.rowHeight(r) for r in range(table.rowCount()))
+        if table.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
+            height += table.horizontalScrollBar().sizeHint().height()
+        if height != table.height():
+            table.setFixedHeight(height)
 
     def _fit_content(self) -> None:
         """Wrapped labels need more height when the dock is narrow; tell the scroll area, or
@@ -304,7 +387,7 @@ class NormComparePanel(Panel):
         self.show_layer.setToolTip(self.tr("Also draw the layer's own RMSNorm with its weight γ "
                                            "(the row of its norm step)"))
         self.table.setHorizontalHeaderLabels([self.tr("mean"), self.tr("std"), self.tr("RMS")])
-        self.table.setVerticalHeaderLabels(["v", "LN(v)", "RMSNorm(v)", "RMSNorm(v)·γ"])
+        self.table.setVerticalHeaderLabels(list(self._row_labels))
         self.table.setToolTip(self.tr("std is the population std (1/d), as LayerNorm uses; "
                                       "the length is ‖u‖ = √d · RMS"))
         self.proj_title.setText(self.tr("Distance from v (normalisation as projection, "
@@ -440,10 +523,9 @@ class NormComparePanel(Panel):
             cols_changed = [c for _r, c in changed]
             model.dataChanged.emit(model.index(min(rows_changed), min(cols_changed)),
                                    model.index(max(rows_changed), max(cols_changed)))
-        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
-        height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
-        if height != self.table.height():
-            self.table.setFixedHeight(height)
+            self._fit_columns()  # a longer number may need a wider column
+        else:
+            self._fit_table_height()
 
     def _fill_match(self, norm_step: str, query: int) -> None:
         if self.layer_rms is None:
