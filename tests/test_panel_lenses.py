@@ -336,6 +336,38 @@ def test_splitting_eps_gap_is_order_eps_and_the_quarter_fix_closes_it(make_windo
     assert panel.gap == ref.gap_reweighted
 
 
+def test_splitting_tiles_have_colour_bars_and_an_all_zero_difference_says_so(make_window,
+                                                                              qtbot):
+    """The tiles had no colour bar (nothing to read a value by), and |u₆ − block| exactly 0
+    drew a blank white tile."""
+    window = make_window(sync=True, text="我爱北京天安门")
+    panel = show(window, qtbot, "lensSplittingDock")
+    assert panel.bars.isVisible()
+    # each state tile on its own ±m: the bar reads −m … +m, the tile's title gives m
+    assert panel.state_bar.levels() == (-1.0, 1.0)
+    states = {"u0": panel.lens.u0, **{s.name: s.array for s in panel.lens.substeps}}
+    for name, array in states.items():
+        m = panel.scales[name]
+        if name not in ("u6",):  # (u₆ shares the blocks' scale)
+            assert m == float(np.abs(array).max())
+        assert f"±{m:.3g}" in panel.title_text(name)
+    # find where the difference is exactly 0 (ω = ½, ε = 0 at the default Δt is bitwise)
+    for position in range(0, 96, 5):
+        panel.omega_slider.setValue(position)
+        if not np.any(panel.lens.output - panel.lens.reweighted_output):
+            break
+    else:
+        pytest.fail("no ω gives a difference of exactly 0")
+    assert panel.diff_is_zero and panel.cells["diff"][1].image.max() == 0
+    assert panel.zero_note.isVisible() and "exactly 0" in panel.zero_note.textItem.toPlainText()
+    assert panel.zero_note.pos() == panel._frames["diff"].rect().center()
+    # a real gap: no note, and the difference's bar runs 0 … its max
+    panel.omega_slider.setValue(50)
+    panel.set_eps(1e-5)
+    assert not panel.diff_is_zero and panel.zero_note.textItem.toPlainText() == ""
+    assert panel.diff_bar.levels() == pytest.approx((0.0, panel.gap))
+
+
 # ----- 4. projection geometry ----------------------------------------------------------------
 
 def test_projection_marks_ln_antipode_and_rmsnorm(make_window, qtbot):

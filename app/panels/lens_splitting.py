@@ -19,6 +19,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QSlider,
     QVBoxLayout,
@@ -56,8 +57,8 @@ KIND_COLOURS = {
 
 
 #: |difference|: white at 0 (nothing to see), dark orange at the top of the scale.
-DIFF_LUT = pg.ColorMap([0.0, 1.0], [(255, 255, 255), (179, 89, 0)]).getLookupTable(
-    0.0, 1.0, 256, alpha=True)
+DIFF_MAP = pg.ColorMap([0.0, 1.0], [(255, 255, 255), (179, 89, 0)])
+DIFF_LUT = DIFF_MAP.getLookupTable(0.0, 1.0, 256, alpha=True)
 
 
 TITLE_WIDTH_PX = 150
@@ -131,6 +132,24 @@ class SplittingPanel(LensPanel):
                 self.canvas.addItem(item)
             self.cells[name] = (title, image)
             self._frames[name] = frame
+        # |u₆ − block| exactly 0 draws a white tile: say so in it, not leave it blank
+        self.zero_note = pg.TextItem(anchor=(0.5, 0.5))
+        self.zero_note.setZValue(2)
+        self.canvas.addItem(self.zero_note)
+        # colour bars: the states (each tile on its own ± scale, given in its title) and the
+        # difference (its own 0 … max scale), so a value can be read off a tile
+        self.bars = pg.GraphicsLayoutWidget()
+        self.bars.setObjectName("splittingBars")
+        self.bars.ci.setContentsMargins(0, 2, 0, 2)
+        self.state_bar_title = self.bars.addLabel(row=0, col=0, size="7pt")
+        self.state_bar = pg.ColorBarItem(values=(-1.0, 1.0), width=12, interactive=False,
+                                         colorMap=palettes.colormap("CET-D1"))
+        self.bars.addItem(self.state_bar, row=1, col=0)
+        self.diff_bar_title = self.bars.addLabel(row=2, col=0, size="7pt")
+        self.diff_bar = pg.ColorBarItem(values=(0.0, ROUNDING), width=12, interactive=False,
+                                        colorMap=DIFF_MAP)
+        self.bars.addItem(self.diff_bar, row=3, col=0)
+        self.bars.setFixedWidth(96)
         self._shape: tuple[int, int] | None = None
         self._apply_palette()
 
@@ -161,12 +180,18 @@ class SplittingPanel(LensPanel):
         layout.setSpacing(3)
         layout.addWidget(self.header)
         layout.addLayout(grid)
-        layout.addWidget(self.canvas, 1)
+        tiles = QHBoxLayout()
+        tiles.setSpacing(2)
+        tiles.addWidget(self.canvas, 1)
+        tiles.addWidget(self.bars)
+        layout.addLayout(tiles, 1)
         layout.addWidget(self.gap_label)
         layout.addWidget(self.detail)
         self.set_body(body)
 
         self.lens: SplittingResult | None = None
+        self.scales: dict[str, float] = {}
+        self.diff_is_zero = False
         self.input_is_sentence = False
         self._u0: np.ndarray | None = None
         self._scheme = None
@@ -183,9 +208,11 @@ class SplittingPanel(LensPanel):
             self.request_redraw()
 
     def _apply_palette(self) -> None:
-        div = palettes.lut(palettes.map_for("signed", getattr(self.state, "palette", "classic")))
+        name_div = palettes.map_for("signed", getattr(self.state, "palette", "classic"))
+        div = palettes.lut(name_div)
         for name, (_plot, image) in self.cells.items():
             image.setLookupTable(DIFF_LUT if name == "diff" else div)
+        self.state_bar.setColorMap(palettes.colormap(name_div))
 
     # ----- controls -----
     @property
@@ -272,13 +299,20 @@ class SplittingPanel(LensPanel):
         # each state its own symmetric scale; u₆ and both blocks share one, so equal looks equal
         shared = {"u6", "block", "block2017"}
         m_out = max(float(np.max(np.abs(states[n]))) for n in shared) or 1.0
+        #: each tile's colour scale ±m (its title says m; the colour bar reads −m … +m)
+        self.scales = {}
         for name, array in states.items():
             m = m_out if name in shared else (float(np.max(np.abs(array))) or 1.0)
+            self.scales[name] = m
             self.cells[name][1].setImage(display_array(array), autoLevels=False, levels=(-m, m))
         diff = np.abs(lens.output - lens.reweighted_output)
         # white below rounding: a gap only shows once it is above the E1 tolerance
-        self.cells["diff"][1].setImage(display_array(diff), autoLevels=False,
-                                       levels=(0.0, max(float(diff.max()), ROUNDING)))
+        top = max(float(diff.max()), ROUNDING)
+        self.cells["diff"][1].setImage(display_array(diff), autoLevels=False, levels=(0.0, top))
+        self.diff_bar.setLevels((0.0, top))
+        self.diff_bar.getAxis("right").setTicks([[(0.0, "0"), (top, f"{top:.0e}")], []])
+        #: True when every entry of |u₆ − block| is exactly 0 (the tile then says so)
+        self.diff_is_zero = not bool(diff.any())
         if lens.u0.shape != self._shape:
             self._layout_cells(*lens.u0.shape)
         self._draw_texts()
@@ -295,6 +329,8 @@ class SplittingPanel(LensPanel):
             image.setRect(QRectF(x0, y0, d, t))
             self._frames[name].setRect(QRectF(x0, y0, d, t))
             title.setPos(x0 + d / 2, y0 - 0.04 * t)
+            if name == "diff":
+                self.zero_note.setPos(x0 + d / 2, y0 + t / 2)
         self.canvas.getViewBox().setRange(xRange=(-0.02 * d, 5 * d + 4 * gap + 0.02 * d),
                                           yRange=(0, 2 * (t + band) + 0.06 * t), padding=0)
 
@@ -307,27 +343,40 @@ class SplittingPanel(LensPanel):
         """max |u₆ − block with skip α = ω/(1 − ω)|: the number the panel shows."""
         return self.lens.gap_reweighted if self.lens is not None else math.nan
 
-    def _title(self, name: str, kind: str, text: str) -> str:
-        """Two short lines, so every column gets the same width."""
+    def _title(self, name: str, kind: str, text: str, scale: float | None = None) -> str:
+        """Two short lines, so every column gets the same width; ``scale``: the tile's ±m."""
         colour = theme.plot_ink(KIND_COLOURS.get(kind, "#444444"))  # drawn in the plot
-        return (f"<span style='font-size:8pt'><b>{name}</b><br>"
+        m = "" if scale is None else f" ±{scale:.3g}"
+        return (f"<span style='font-size:8pt'><b>{name}</b>{m}<br>"
                 f"<span style='color:{colour}'>{text}</span></span>")
 
     def _draw_texts(self) -> None:
         lens = self.lens
         st = self.state
         zh = st.language == "zh"
-        self.cells["u0"][0].setHtml(self._title("u₀", "input", self.tr("input")))
+        m = self.scales
+        self.cells["u0"][0].setHtml(self._title("u₀", "input", self.tr("input"), m["u0"]))
         sub = "₀₁₂₃₄₅₆"
         for s in lens.substeps:
             kind = s.kind_zh if zh else self.tr(s.kind)
             if s.kind == "explicit Euler + projection":
                 kind = self.tr("Euler + ReLU projection") if not zh else "欧拉 + ReLU 投影"
-            self.cells[s.name][0].setHtml(self._title(f"u{sub[s.index]}", s.kind, kind))
+            self.cells[s.name][0].setHtml(self._title(f"u{sub[s.index]}", s.kind, kind,
+                                                      m[s.name]))
         self.cells["block"][0].setHtml(self._title(
-            self.tr("block"), "block", self.tr("skip α = %1").replace("%1", f"{lens.skip:.3g}")))
+            self.tr("block"), "block", self.tr("skip α = %1").replace("%1", f"{lens.skip:.3g}"),
+            m["block"]))
         self.cells["block2017"][0].setHtml(self._title(
-            self.tr("2017 block"), "block", self.tr("skip 1")))
+            self.tr("2017 block"), "block", self.tr("skip 1"), m["block2017"]))
+        self.state_bar_title.setText(pick(st, "u: ±m (titles)", "u：±m（见标题）"),
+                                     color=theme.plot_ink("#444444"))
+        self.state_bar.getAxis("right").setTicks([[(-1.0, "−m"), (0.0, "0"), (1.0, "+m")], []])
+        self.diff_bar_title.setText("|u₆ − block|" if not zh else "|u₆ − 块|",
+                                    color=theme.plot_ink("#444444"))
+        # on the tile's white (its 0 in either theme): the light theme's dark green
+        self.zero_note.setHtml("<b style='color:#1b7f3b'>"
+                               + pick(st, "all exactly 0", "全部恰为 0") + "</b>"
+                               if self.diff_is_zero else "")
         self.cells["diff"][0].setHtml(self._title(
             self.tr("|u₆ − block|"), "block", f"max {self.gap:.1e}"))
 
