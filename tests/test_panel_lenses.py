@@ -336,6 +336,28 @@ def test_splitting_eps_gap_is_order_eps_and_the_quarter_fix_closes_it(make_windo
     assert panel.gap == ref.gap_reweighted
 
 
+@pytest.mark.parametrize("size", [(700, 380), (1100, 700)])
+def test_temperature_tau_one_and_sqrt_d_labels_stand_apart(make_window, qtbot, size):
+    """The √d label stood level with τ = 1's, the two lines ~0.3 decades apart (d = 4): at
+    any plot width it read as one crowded 'τ=1 ¦|√d'. Close lines now put √d a line lower,
+    on a plate over the curves, both inside the plot."""
+    window = make_window(sync=True, text="我爱北京天安门")
+    dock = window.docks["lensTemperatureDock"]
+    panel = show(window, qtbot, "lensTemperatureDock")
+    dock.setFloating(True)
+    dock.resize(*size)
+    view = panel.curve_plot.getViewBox()
+    qtbot.waitUntil(lambda: dock.isFloating() and abs(dock.height() - size[1]) < 5)
+    qtbot.wait(50)
+    one = panel.one_line.label.sceneBoundingRect()
+    sqrt = panel.sqrt_line.label.sceneBoundingRect()
+    frame = view.sceneBoundingRect()
+    assert frame.contains(one) and frame.contains(sqrt)
+    assert not one.intersects(sqrt)
+    assert sqrt.top() >= one.bottom() - 1  # one line lower: two labels, not one
+    assert panel.sqrt_line.label.fill.color().alpha() > 0
+
+
 def test_splitting_tiles_have_colour_bars_and_an_all_zero_difference_says_so(make_window,
                                                                               qtbot):
     """The tiles had no colour bar (nothing to read a value by), and |u₆ − block| exactly 0

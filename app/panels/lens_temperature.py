@@ -246,6 +246,8 @@ class TemperaturePanel(LensPanel):
         self.row_bound = pg.InfiniteLine(angle=0, pen=pg.mkPen((200, 40, 40), width=2,
                                                                  style=Qt.PenStyle.DashLine))
         self.tau_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((20, 20, 20), width=2))
+        # τ = 1 labelled left of its line, √d right of its: with the two lines close (a small
+        # head_dim, a narrow plot) the √d label steps one line down (see _place_line_labels)
         self.one_line = pg.InfiniteLine(angle=90, pos=0.0,
                                         pen=pg.mkPen((150, 150, 150), style=Qt.PenStyle.DotLine),
                                         label="τ=1", labelOpts={"position": 0.95,
@@ -256,6 +258,8 @@ class TemperaturePanel(LensPanel):
                                          label="√d", labelOpts={"position": 0.95,
                                                                  "color": (90, 90, 90),
                                                                  "anchors": [(0, 0), (0, 0)]})
+        self.curve_plot.getViewBox().sigResized.connect(self._place_line_labels)
+        self.curve_plot.getViewBox().sigXRangeChanged.connect(self._place_line_labels)
         for item in (self.all_rows, self.row_curve, self.row_bound, self.one_line, self.sqrt_line,
                      self.tau_line):
             self.curve_plot.addItem(item)
@@ -325,6 +329,29 @@ class TemperaturePanel(LensPanel):
     def tau(self) -> float:
         return self.multiplier * math.sqrt(max(self.head_dim, 1))
 
+    def _place_line_labels(self, *_args: object) -> None:
+        """τ = 1 and √d at the top of the plot; the √d label one text line lower where the two
+        would stand too close to read as two (a small head_dim or a narrow plot)."""
+        view = self.curve_plot.getViewBox()
+        height = view.height()
+        if height <= 0:
+            return
+        one, sqrt = self.one_line.label, self.sqrt_line.label
+        # the labels' own text boxes (pixels), and the lines' distance apart on screen
+        gap = abs(view.mapViewToScene(pg.Point(self.sqrt_line.value(), 0)).x()
+                  - view.mapViewToScene(pg.Point(self.one_line.value(), 0)).x())
+        text_h = one.textItem.boundingRect().height()
+        close = gap < 0.5 * (one.textItem.boundingRect().width()
+                             + sqrt.textItem.boundingRect().width())
+        top = max(0.0, 1.0 - 4.0 / height)  # a few pixels under the top edge
+        # on a plate of the plot's background: the thin curves run behind the labels
+        plate = QColor(theme.PLOT_COLOURS[theme.current_theme()][0])
+        plate.setAlpha(210)
+        for label in (one, sqrt):
+            label.fill = pg.mkBrush(plate)
+        one.setPosition(top)
+        sqrt.setPosition(max(0.0, top - text_h / height) if close else top)
+
     def set_multiplier(self, multiplier: float) -> None:
         """τ = multiplier·√d, exactly (presets and tests)."""
         self.slider.set_value(multiplier)
@@ -367,6 +394,7 @@ class TemperaturePanel(LensPanel):
         self.entropy_legend.addItem(self.entropy_bars, self.tr("at this τ"))
         self.entropy_legend.addItem(self.bound_curve, self.tr("bound log(i+1)"))
         self.entropy_legend.addItem(self.layer_dots, self.tr("layer (τ=√d)"))
+        self._place_line_labels()  # (and their plates in a new theme's background)
         if self.lens is not None:
             self.update_tau()
 
