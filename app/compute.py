@@ -56,6 +56,10 @@ class Result:
     baseline_tokens: tuple[str, ...] = ()
     compute_ms: float = 0.0
     error: str | None = None
+    #: The EngineError's kind and parameters behind ``error`` (engine.errors.MESSAGES), so the
+    #: window can say it in its own language; "" for an error the engine did not word.
+    error_code: str = ""
+    error_params: dict[str, object] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -221,7 +225,8 @@ def compute(request: Request) -> Result:
             report = compare_traces(base, trace)
         entropy = _entropy_memo.entropy(trace, base, report)
     except EngineError as exc:
-        return Result(request.request_id, request.text, error=str(exc),
+        return Result(request.request_id, request.text, error=str(exc), error_code=exc.code,
+                      error_params=exc.params,
                       compute_ms=(time.perf_counter() - start) * 1e3)
     return Result(
         request_id=request.request_id, text=request.text, tokens=tokens, trace=trace,

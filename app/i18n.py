@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import (
@@ -162,9 +163,15 @@ def source_files() -> list[Path]:
 def run_lupdate(ts: Path) -> str:
     """Merge the current source strings into ``ts`` (kept translations stay, new ones are
     marked unfinished, removed ones vanish)."""
-    cmd = [_tool("pyside6-lupdate"), *map(str, source_files()), "-no-obsolete",
-           "-locations", "none", "-ts", str(ts)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    from app.engine_text import catalogue_source
+
+    with tempfile.TemporaryDirectory() as tmp:
+        # the engine's error templates live in engine/ (no Qt): lupdate reads them from here
+        engine_messages = Path(tmp, "engine_messages.py")
+        engine_messages.write_text(catalogue_source(), encoding="utf-8")
+        cmd = [_tool("pyside6-lupdate"), *map(str, source_files()), str(engine_messages),
+               "-no-obsolete", "-locations", "none", "-ts", str(ts)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
     # lupdate reads the "#:" doc comments of our modules as translator comments: drop them,
     # so the catalogue changes only when a string does
     text = ts.read_text(encoding="utf-8")

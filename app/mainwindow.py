@@ -69,6 +69,7 @@ from app.docks import (
     DOCKS,
     LAYOUT_VERSION,
 )
+from app.engine_text import engine_text
 from app.palettes import PALETTES
 from app.panels.base import Panel
 from app.state import THEMES, AppState
@@ -92,11 +93,6 @@ _TYPING_WIDGETS = (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox, QAbst
 
 #: Warn about a missing CJK font once per process.
 _cjk_warned = False
-
-
-#: engine.layer.check_input's message for too many tokens (tests keep the two in step)
-_TOKEN_CAP_MESSAGE = re.compile(
-    r"(\d+) tokens is more than the (\d+) the engine takes; shorten the text")
 
 
 def settings_dir() -> Path:
@@ -727,18 +723,14 @@ class MainWindow(QMainWindow):
 
     def _on_error_changed(self, message: str) -> None:
         self._status_error.setText(message and self.tr("Not computed: %1").replace(
-            "%1", self.engine_message(message)))
+            "%1", self.engine_message(message, *self.state.error_kind)))
         if message:  # no result is coming for this text: a tour sentence goes in now
             self._apply_tour_pending_text(now=True)
 
-    def engine_message(self, message: str) -> str:
-        """An engine error in the interface language. The engine speaks English; the one a
-        class meets by typing (too much text) is translated here, the rest shown as they are."""
-        cap = _TOKEN_CAP_MESSAGE.fullmatch(message)
-        if cap is None:
-            return message
-        return self.tr("%1 tokens is more than the %2 the engine takes; shorten the text"
-                       ).replace("%1", cap[1]).replace("%2", cap[2])
+    def engine_message(self, message: str, code: str = "",
+                       params: dict[str, object] | None = None) -> str:
+        """An engine error (English ``message`` of kind ``code``) in the interface language."""
+        return engine_text(message, code, params)
 
     def notify(self, text: str, *, title: str = "", error: bool = False,
                dialog: bool = True) -> QMessageBox | None:

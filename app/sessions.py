@@ -28,6 +28,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from app.compute import MAX_TEXT_CHARS, text_length
+from app.engine_text import exception_text
 from app.state import FONT_SCALE_MAX, FONT_SCALE_MIN, THEMES
 from engine import STEP_NAMES, EngineError, Qwen3Config
 from engine.weights import weight_shapes
@@ -123,13 +124,16 @@ def session_from_state(state: object) -> Session:
 # ----- reading: check everything, build nothing half-way -----
 def _need(mapping: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in mapping:
-        raise _Invalid(f"the session has no {where}{key!r} field")
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "the session has no %1 field"), f"{where}{key!r}"))
     value = mapping[key]
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if isinstance(value, bool) and bool not in kinds:
-        raise _Invalid(f"{where}{key!r} must be a number, not true/false")
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "%1 must be a number, not true/false"), f"{where}{key!r}"))
     if not isinstance(value, kind):
-        raise _Invalid(f"{where}{key!r} has the wrong type ({type(value).__name__})")
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "%1 has the wrong type (%2)"), f"{where}{key!r}", type(value).__name__))
     return value
 
 
@@ -161,49 +165,61 @@ def parse_session(data: object) -> Session:
 def _parse_fields(data: dict[str, Any]) -> Session:
     text = _need(data, "text", str, "")
     if text_length(text) > MAX_TEXT_CHARS:  # the text field would cut it without a word
-        raise _Invalid(f"its text has {text_length(text):,} characters, more than the "
-                       f"{MAX_TEXT_CHARS:,} the text field holds")
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "its text has %1 characters, more than the %2 the text field holds"),
+            f"{text_length(text):,}", f"{MAX_TEXT_CHARS:,}"))
     try:
         config = Qwen3Config.from_dict(_need(data, "config", dict, ""))
     except (EngineError, TypeError) as exc:
-        raise _Invalid(f"the layer config is invalid: {exc}") from exc
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "the layer config is invalid: %1"), exception_text(exc))) from exc
     if weight_count(config) > weight_count(MAX_SESSION_LAYER):
-        raise _Invalid(f"its layer has {weight_count(config):,} weights, more than the "
-                       f"{weight_count(MAX_SESSION_LAYER):,} of the largest layer this app "
-                       "runs (Qwen3-0.6B's)")
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "its layer has %1 weights, more than the %2 of the largest layer "
+            "this app runs (Qwen3-0.6B's)"),
+            f"{weight_count(config):,}", f"{weight_count(MAX_SESSION_LAYER):,}"))
     weights = _need(data, "weights", dict, "")
     if weights.get("kind") != "random":
-        raise _Invalid("it refers to weights this version cannot load")
+        raise _Invalid(QCoreApplication.translate(
+            "Sessions", "it refers to weights this version cannot load"))
     seed = _need(weights, "seed", int, "weights.")
     if not 0 <= seed < 2**32:
-        raise _Invalid(f"the weight seed {seed} is out of range")
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "the weight seed %1 is out of range"), seed))
     causal = _opt(data, "causal", bool, True, "")
     sel = _opt(data, "selection", dict, {}, "")
     step = _opt(sel, "step", str, "attn_probs", "selection.")
     if step not in STEP_NAMES:
-        raise _Invalid(f"unknown step {step!r} in the selection")
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "unknown step %1 in the selection"), repr(step)))
     head = _opt(sel, "head", int, 0, "selection.")
     query = _opt(sel, "query", int, 0, "selection.")
     if head < 0 or query < 0:
-        raise _Invalid("selection head and query must not be negative")
+        raise _Invalid(QCoreApplication.translate(
+            "Sessions", "selection head and query must not be negative"))
     depth_t = float(_opt(sel, "depth_t", (int, float), 1.0, "selection."))
     if not (math.isfinite(depth_t) and 0.0 <= depth_t <= 1.0):
-        raise _Invalid("selection depth_t must be between 0 and 1")
+        raise _Invalid(QCoreApplication.translate(
+            "Sessions", "selection depth_t must be between 0 and 1"))
     language = _opt(data, "language", str, None, "")
     if language is not None and language not in LANGUAGES:
-        raise _Invalid(f"unknown language {language!r}")
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "unknown language %1"), repr(language)))
     view = _opt(data, "view", dict, {}, "")
     palette = _opt(view, "palette", str, None, "view.")
     theme = _opt(view, "theme", str, None, "view.")
     font_scale = _opt(view, "font_scale", (int, float), None, "view.")
     if palette is not None and palette not in PALETTE_KEYS:
-        raise _Invalid(f"unknown palette {palette!r}")
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "unknown palette %1"), repr(palette)))
     if theme is not None and theme not in THEMES:
-        raise _Invalid(f"unknown theme {theme!r}")
+        raise _Invalid(_tr(QCoreApplication.translate(
+            "Sessions", "unknown theme %1"), repr(theme)))
     if font_scale is not None:
         font_scale = float(font_scale)
         if not (math.isfinite(font_scale) and FONT_SCALE_MIN <= font_scale <= FONT_SCALE_MAX):
-            raise _Invalid("view font_scale is out of range")
+            raise _Invalid(QCoreApplication.translate(
+            "Sessions", "view font_scale is out of range"))
     return Session(text=text, config=config, seed=seed, causal=causal, step=step, head=head,
                    query=query, depth_t=depth_t, language=language, palette=palette,
                    theme=theme, font_scale=font_scale)

@@ -74,6 +74,7 @@ class AppState(QObject):
         self._weights = LayerWeights.random(self._config, self._seed)
         self._result: Result | None = None
         self._error = ""
+        self._error_kind: tuple[str, dict[str, object]] = ("", {})
         self._convergence: Convergence | None = None
         self._pinned: Result | None = None
         self._step = "attn_probs"
@@ -226,7 +227,15 @@ class AppState(QObject):
         self._pinned = self._result if pin and self._result is not None else None
         self.baseline_changed.emit()
 
-    def _set_error(self, message: str) -> None:
+    @property
+    def error_kind(self) -> tuple[str, dict[str, object]]:
+        """The engine's code and parameters of :attr:`error` ("" and {} when it has none)."""
+        return self._error_kind
+
+    def _set_error(self, message: str, code: str = "",
+                   params: dict[str, object] | None = None) -> None:
+        # the kind first: a slot reading it on error_changed sees the one of this message
+        self._error_kind = (code, params or {}) if message else ("", {})
         if message != self._error:
             self._error = message
             self.error_changed.emit(message)
@@ -235,7 +244,8 @@ class AppState(QObject):
         if result.request_id != self.pending_id:
             return  # superseded by an empty-text state or a newer request
         if not result.ok:
-            self._set_error(result.error or "unknown error")
+            self._set_error(result.error or "unknown error", result.error_code,
+                            result.error_params)
             return  # the previous result stays on screen
         first = self._result is None
         self._result = result

@@ -17,13 +17,12 @@ def as_array(x: object, name: str) -> np.ndarray:
     try:
         return np.asarray(x)
     except (ValueError, TypeError) as exc:
-        raise EngineError(f"{name} must be an array of numbers with rows of equal length "
-                          f"({exc})") from None
+        raise EngineError("array_ragged", name=name, reason=exc) from None
 
 
 def check_config(config: object) -> Qwen3Config:
     if not isinstance(config, Qwen3Config):
-        raise EngineError(f"config must be a Qwen3Config, got {type(config).__name__}")
+        raise EngineError("config_type", got=type(config).__name__)
     return config
 
 
@@ -31,13 +30,14 @@ def real(value: object, name: str, *, low: float | None = None, strict: bool = F
     """A finite real number (not a bool, a string or None), at least ``low`` (above it when
     ``strict``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise EngineError(f"{name} must be a real number, got {value!r}")
+        raise EngineError("real_type", name=name, value=value)
     try:
         value = float(value)
     except OverflowError:  # an int past float64's range
-        raise EngineError(f"{name} is too large for float64; use a value below 1e308") from None
+        raise EngineError("real_too_large", name=name) from None
     if not math.isfinite(value):
-        raise EngineError(f"{name} must be finite, got {value}")
+        raise EngineError("not_finite", name=name, value=value)
     if low is not None and (value <= low if strict else value < low):
-        raise EngineError(f"{name} must be {'>' if strict else '>='} {low}, got {value}")
+        raise EngineError("below_limit", name=name, op=">" if strict else ">=", low=low,
+                          value=value)
     return value

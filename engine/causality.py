@@ -154,12 +154,11 @@ def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
     """
     for name, trace in (("before", before), ("after", after)):
         if not isinstance(trace, LayerTrace):
-            raise EngineError(f"{name} must be a LayerTrace, got {type(trace).__name__}")
+            raise EngineError("trace_type", name=name, got=type(trace).__name__)
     if before.config != after.config:
-        raise EngineError("the two traces come from different layer configs; compare traces "
-                          "of the same layer")
+        raise EngineError("traces_config_differ")
     if before.causal != after.causal:
-        raise EngineError("one trace is causal and the other is not; compare like with like")
+        raise EngineError("traces_causal_differ")
     t_before, t_after = before.num_tokens, after.num_tokens
     common = min(t_before, t_after)
 

@@ -34,28 +34,28 @@ class Qwen3Config:
                      "num_key_value_heads", "head_dim"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise EngineError(f"{name} must be a whole number, got {value!r}")
+                raise EngineError("whole_number", name=name, value=value)
             if value < 1:
-                raise EngineError(f"{name} must be at least 1, got {value}")
+                raise EngineError("at_least_one", name=name, value=value)
         if self.num_attention_heads % self.num_key_value_heads:
-            raise EngineError(
-                f"num_attention_heads ({self.num_attention_heads}) must be a multiple of "
-                f"num_key_value_heads ({self.num_key_value_heads}) for grouped-query attention"
-            )
+            raise EngineError("gqa_multiple", heads=self.num_attention_heads,
+                              kv_heads=self.num_key_value_heads)
         if self.head_dim % 2:
-            raise EngineError(f"head_dim must be even for RoPE's half split, got {self.head_dim}")
+            raise EngineError("head_dim_odd", value=self.head_dim)
         for name in ("rms_norm_eps", "rope_theta"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise EngineError(f"{name} must be a number, got {value!r}")
+                raise EngineError("number_type", name=name, value=value)
             if isinstance(value, int) and abs(value) > 1e308:  # isfinite would raise
-                raise EngineError(f"{name} must be finite (below 1e308), got a larger int")
+                raise EngineError("int_too_large", name=name)
             if not math.isfinite(value):
-                raise EngineError(f"{name} must be finite, got {value}")
+                raise EngineError("not_finite", name=name, value=value)
         if self.rms_norm_eps < 0:
-            raise EngineError(f"rms_norm_eps must be >= 0, got {self.rms_norm_eps}")
+            raise EngineError("below_limit", name="rms_norm_eps", op=">=", low=0,
+                              value=self.rms_norm_eps)
         if self.rope_theta <= 1:
-            raise EngineError(f"rope_theta must be > 1, got {self.rope_theta}")
+            raise EngineError("below_limit", name="rope_theta", op=">", low=1,
+                              value=self.rope_theta)
 
     @property
     def group_size(self) -> int:
@@ -80,14 +80,14 @@ class Qwen3Config:
     def from_dict(cls, data: dict[str, Any]) -> Qwen3Config:
         """Build from a mapping; unknown keys are an error so typos do not pass silently."""
         if not isinstance(data, dict):
-            raise EngineError(f"a config must be a mapping of fields, got {type(data).__name__}")
+            raise EngineError("config_mapping", got=type(data).__name__)
         for key in data:
             if not isinstance(key, str):
-                raise EngineError(f"config field names must be strings, got {key!r}")
+                raise EngineError("config_key_type", key=key)
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise EngineError(f"unknown config field(s): {', '.join(unknown)}")
+            raise EngineError("config_unknown", fields=", ".join(unknown))
         return cls(**data)
 
 

@@ -28,7 +28,7 @@ from engine import ops, parallel
 from engine._checks import check_config
 from engine._checks import real as _real
 from engine.config import Qwen3Config
-from engine.errors import EngineError
+from engine.errors import EngineError, Phrase
 from engine.layer import (
     LayerTrace,
     _rope_tables,
@@ -56,16 +56,16 @@ def _readonly(array: np.ndarray) -> np.ndarray:
 
 def _check_finite_result(array: np.ndarray, what: str) -> np.ndarray:
     if not np.abs(array).max(initial=0.0) < _OVERFLOW:
-        raise EngineError(f"{what} overflowed; use smaller inputs, weights or α")
+        raise EngineError("overflow_alpha", what=what)
     return array
 
 
 def _check_weights(weights: object, config: Qwen3Config) -> None:
     check_config(config)
     if not isinstance(weights, LayerWeights):
-        raise EngineError(f"weights must be LayerWeights, got {type(weights).__name__}")
+        raise EngineError("weights_type", got=type(weights).__name__)
     if weights.config != config:
-        raise EngineError(f"weights were made for {weights.config}, not {config}")
+        raise EngineError("weights_config", made_for=weights.config, config=config)
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,17 +128,14 @@ def _prepare(x: object, weights: LayerWeights, config: Qwen3Config,
     _check_weights(weights, config)
     u = check_input(x, config)
     if not np.abs(u).max() < _OVERFLOW:  # RMSNorm would square it to Inf and quietly give 0
-        raise EngineError("the input has values past 1e150, where RMSNorm's squares overflow; "
-                          "use smaller inputs")
+        raise EngineError("input_past_1e150")
     if config.rms_norm_eps == 0:
         # the first RMSNorm of a zero row is 0/0: say so, not "overflowed" after the NaN (a
         # square past 1e308 is Inf, not zero: that is reported as overflow later)
         with np.errstate(over="ignore"):
             squares = np.add.reduce(u * u, axis=-1)
         if not np.all(squares):
-            raise EngineError("a row of the input is zero (or too small to square in float64), "
-                              "and a zero vector has no RMS at rms_norm_eps = 0; use "
-                              "rms_norm_eps > 0 or a non-zero input")
+            raise EngineError("zero_row_rms")
     return u, _Branches(weights, config, u.shape[0], check_flag(causal, "causal"))
 
 
@@ -149,7 +146,7 @@ def attention_branch(u: object, weights: LayerWeights, config: Qwen3Config,
     state, branches = _prepare(u, weights, config, causal)
     with np.errstate(all="ignore"):  # overflow is reported once, in words
         update = branches.attention(state)
-    return _readonly(_check_finite_result(update, "the attention branch"))
+    return _readonly(_check_finite_result(update, Phrase("the attention branch")))
 
 
 def mlp_branch(u: object, weights: LayerWeights, config: Qwen3Config) -> np.ndarray:
@@ -158,7 +155,7 @@ def mlp_branch(u: object, weights: LayerWeights, config: Qwen3Config) -> np.ndar
     state, branches = _prepare(u, weights, config, True)  # the MLP never looks across tokens
     with np.errstate(all="ignore"):
         update = branches.mlp(state)
-    return _readonly(_check_finite_result(update, "the MLP branch"))
+    return _readonly(_check_finite_result(update, Phrase("the MLP branch")))
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,7 +193,7 @@ class DepthStates:
         """
         t = _real(t, "depth time t")
         if not 0.0 <= t <= 1.0:
-            raise EngineError(f"depth time t must be in [0, 1], got {t}")
+            raise EngineError("depth_t_range", t=t)
         if t <= 0.5:
             return "attention", 2.0 * t
         return "mlp", 2.0 * t - 1.0
@@ -222,8 +219,7 @@ class DepthStates:
         """
         if (isinstance(n_points, bool) or not isinstance(n_points, (int, np.integer))
                 or n_points < 3 or n_points % 2 == 0):
-            raise EngineError(f"n_points must be an odd whole number >= 3 (so t = ½ is on the "
-                              f"grid), got {n_points!r}")
+            raise EngineError("n_points", value=n_points)
         n = int(n_points)
         # i / (n − 1), each correctly rounded, so the middle point is ½ exactly (linspace
         # misses it by an ulp for some n, 99 for one)
@@ -246,7 +242,7 @@ class DepthStates:
 def depth_states(trace: LayerTrace) -> DepthStates:
     """The depth-time states of a recorded layer; no recompute, just views of the trace."""
     if not isinstance(trace, LayerTrace):
-        raise EngineError(f"expected a LayerTrace, got {type(trace).__name__}")
+        raise EngineError("expected_trace", got=type(trace).__name__)
     states = np.stack([trace["embed"], trace["resid_attn"], trace["resid_mlp"]])  # [3, T, D]
     return DepthStates(times=(0.0, 0.5, 1.0), states=_readonly(states),
                        attn_update=trace["o_proj"], mlp_update=trace["down_proj"])
@@ -258,15 +254,15 @@ def depth_states(trace: LayerTrace) -> DepthStates:
 
 def _check_scheme(scheme: object) -> str:
     if scheme not in SCHEMES:
-        raise EngineError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
+        raise EngineError("one_of", name="scheme", choices=", ".join(SCHEMES), value=scheme)
     return str(scheme)
 
 
 def _check_count(n: object, name: str = "n") -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise EngineError(f"{name} must be a whole number >= 1, got {n!r}")
+        raise EngineError("whole_at_least", name=name, low=1, value=n)
     if n > 100_000:
-        raise EngineError(f"{name} = {n} sub-steps is more than this demo needs (max 100000)")
+        raise EngineError("substeps_max", name=name, n=n)
     return int(n)
 
 
@@ -378,7 +374,7 @@ def substep_layer(x: object, weights: LayerWeights, config: Qwen3Config, n: int,
     """
     u, branches = _prepare(x, weights, config, causal)
     out = _integrate(branches, u, _check_count(n), _check_scheme(scheme))
-    return _readonly(_check_finite_result(out, "the sub-stepped layer"))
+    return _readonly(_check_finite_result(out, Phrase("the sub-stepped layer")))
 
 
 def rezero_layer(x: object, weights: LayerWeights, config: Qwen3Config, alpha: float, *,
@@ -392,7 +388,7 @@ def rezero_layer(x: object, weights: LayerWeights, config: Qwen3Config, alpha: f
     u, branches = _prepare(x, weights, config, causal)
     with np.errstate(all="ignore"):
         out = _step_euler(branches, u, alpha)
-    return _readonly(_check_finite_result(out, "the ReZero layer"))
+    return _readonly(_check_finite_result(out, Phrase("the ReZero layer")))
 
 
 # --------------------------------------------------------------------------------------------
@@ -477,24 +473,25 @@ def convergence(x: object, weights: LayerWeights, config: Qwen3Config,
     floor.
     """
     if isinstance(ns, (str, bytes)) or not isinstance(ns, Iterable):
-        raise EngineError(f"ns must be a list of sub-step counts such as (1, 2, 4), got {ns!r}")
-    ns = tuple(_check_count(n, "every n") for n in ns)
+        raise EngineError("ns_type", value=ns)
+    ns = tuple(_check_count(n, Phrase("every n")) for n in ns)
     if not ns:
-        raise EngineError("ns must list at least one sub-step count")
+        raise EngineError("ns_empty")
     if any(b <= a for a, b in itertools.pairwise(ns)):
-        raise EngineError(f"ns must be strictly increasing, got {ns}")
+        raise EngineError("ns_order", ns=ns)
     if ns[-1] > 4096:
-        raise EngineError(f"n = {ns[-1]} sub-steps is more than the sweep needs (max 4096)")
+        raise EngineError("ns_max", n=ns[-1])
     second = _check_scheme(second_order)
     if second == "euler":
-        raise EngineError("second_order must be a second-order scheme: heun or strang")
+        raise EngineError("second_order")
     u, branches = _prepare(x, weights, config, causal)
     layer_output = _integrate(branches, u, 1, "euler")  # the real layer, as run_layer has it
     euler = _integrate_many(branches, u, ns, "euler")  # [K, T, D]
     higher = _integrate_many(branches, u, ns, second)  # [K, T, D]
     refs = _integrate_many(branches, u, (REFERENCE_STEPS // 2, REFERENCE_STEPS), "rk4")
     flow = refs[1]
-    for array, what in ((euler, "Euler sub-stepping"), (higher, second), (refs, "the flow")):
+    for array, what in ((euler, Phrase("Euler sub-stepping")), (higher, second),
+                        (refs, Phrase("the flow"))):
         _check_finite_result(array, what)
     reference_error = float(np.linalg.norm(refs[1] - refs[0]) / 15.0)  # RK4: 2⁴ − 1
 

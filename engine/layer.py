@@ -17,7 +17,7 @@ import numpy as np
 from engine import ops, parallel
 from engine._checks import as_array, check_config
 from engine.config import MAX_TOKENS, Qwen3Config
-from engine.errors import EngineError
+from engine.errors import EngineError, Phrase
 from engine.weights import LayerWeights
 
 Kind = Literal["signed", "probability"]
@@ -205,21 +205,19 @@ def check_input(x: object, config: Qwen3Config) -> np.ndarray:
     config = check_config(config)
     array = as_array(x, "input")
     if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
-        raise EngineError(f"input must be real numbers, got dtype {array.dtype}")
+        raise EngineError("dtype_not_real", name="input", dtype=array.dtype)
     if array.ndim != 2:
-        raise EngineError(f"input must be [tokens, hidden_size], got shape {array.shape}")
+        raise EngineError("input_shape", shape=array.shape)
     t, d = array.shape
     if t == 0:
-        raise EngineError("no tokens: type at least one word or character")
+        raise EngineError("no_tokens")
     if t > MAX_TOKENS:
-        raise EngineError(f"{t} tokens is more than the {MAX_TOKENS} the engine takes; "
-                          "shorten the text")
+        raise EngineError("token_cap", count=t, limit=MAX_TOKENS)
     if d != config.hidden_size:
-        raise EngineError(f"input has {d} features but the layer's hidden_size is "
-                          f"{config.hidden_size}")
+        raise EngineError("hidden_mismatch", d=d, hidden_size=config.hidden_size)
     array = np.array(array, dtype=np.float64, order="C")  # our own copy: we freeze it later
     if not np.isfinite(array).all():
-        raise EngineError("input contains NaN or Inf")
+        raise EngineError("nan_inf", name="input")
     return array
 
 
@@ -227,15 +225,15 @@ def check_flag(value: object, name: str) -> bool:
     """A real bool (numpy's too): ``causal=None`` or ``"yes"`` would run and be stored as given,
     so a later comparison of traces would read it differently from how the layer ran."""
     if not isinstance(value, (bool, np.bool_)):
-        raise EngineError(f"{name} must be True or False, got {value!r}")
+        raise EngineError("flag_type", name=name, value=value)
     return bool(value)
 
 
 def _check_weights(weights: LayerWeights, config: Qwen3Config) -> None:
     if not isinstance(weights, LayerWeights):
-        raise EngineError(f"weights must be LayerWeights, got {type(weights).__name__}")
+        raise EngineError("weights_type", got=type(weights).__name__)
     if weights.config != config:
-        raise EngineError(f"weights were made for {weights.config}, not {config}")
+        raise EngineError("weights_config", made_for=weights.config, config=config)
 
 
 def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
@@ -483,14 +481,11 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
                 # at ε = 0 a zero sum of squares is 0/0 (or x/0 after underflow), not overflow
                 if (norm_input is not None and eps == 0
                         and not np.all(np.add.reduce(norm_input * norm_input, axis=-1))):
-                    fix = ("a non-zero input" if info.index == 1
-                           else "inputs and weights that keep it non-zero")
-                    raise EngineError(
-                        f"the layer divided by zero at step {info.index} ({info.name}): "
-                        f"{norm_of} is zero (or too small to square in float64), and a zero "
-                        f"vector has no RMS at rms_norm_eps = 0; use rms_norm_eps > 0 or {fix}")
-                raise EngineError(f"the layer overflowed at step {info.index} ({info.name}); "
-                                  "use smaller inputs or weights")
+                    fix = Phrase("a non-zero input" if info.index == 1
+                                 else "inputs and weights that keep it non-zero")
+                    raise EngineError("layer_zero_rms", index=info.index, step=info.name,
+                                      norm_of=norm_of, fix=fix)
+                raise EngineError("layer_overflow", index=info.index, step=info.name)
         steps.append(array)
 
     def product_bound(step: str, weight: str, terms: int) -> float:
@@ -499,7 +494,7 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     record(hidden_states)
     # --- attention sub-step: h = x + A(RMSNorm1(x)) ---
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
-    record(normed, norm_of="a row of embed", norm_input=hidden_states)
+    record(normed, norm_of=Phrase("a row of embed"), norm_input=hidden_states)
     query_proj, key_proj, value_proj = project_qkv(normed, w, config)  # [T, H*d], [T, Hkv*d] x2
     for proj, weight in ((query_proj, "self_attn.q_proj.weight"),
                          (key_proj, "self_attn.k_proj.weight"),
@@ -510,9 +505,9 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
                                 w["self_attn.q_norm.weight"], eps)  # [T, H, d]
     key_normed = ops.rms_norm(key_proj.reshape(t, n_kv, d),
                               w["self_attn.k_norm.weight"], eps)  # [T, Hkv, d]
-    record(query_normed, norm_of="a head's slice of q_proj",
+    record(query_normed, norm_of=Phrase("a head's slice of q_proj"),
            norm_input=query_proj.reshape(t, n_heads, d))
-    record(key_normed, norm_of="a head's slice of k_proj",
+    record(key_normed, norm_of=Phrase("a head's slice of k_proj"),
            norm_input=key_proj.reshape(t, n_kv, d))
     tables = _rope_tables(t, d, config.rope_theta)  # cos, sin, signed sin: [T, d]
     query_states = rope(query_normed.transpose(1, 0, 2), tables)  # [H, T, d]
@@ -541,7 +536,7 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
 
     # --- MLP sub-step: out = h + M(RMSNorm2(h)) ---
     normed2 = ops.rms_norm(residual_attn, w["post_attention_layernorm.weight"], eps)  # [T, D]
-    record(normed2, norm_of="a row of resid_attn", norm_input=residual_attn)
+    record(normed2, norm_of=Phrase("a row of resid_attn"), norm_input=residual_attn)
     gate, up, gate_act, gated = mlp_hidden(normed2, w, config)  # [T, F] each
     record(gate, product_bound("post_attention_layernorm", "mlp.gate_proj.weight", d_model))
     record(up, product_bound("post_attention_layernorm", "mlp.up_proj.weight", d_model))

@@ -36,21 +36,19 @@ _HUGE, _TINY = 1e150, 1e-150
 def _vector(v: object, min_size: int, name: str = "v") -> np.ndarray:
     array = as_array(v, name)
     if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
-        raise EngineError(f"{name} must be real numbers, got dtype {array.dtype}")
+        raise EngineError("dtype_not_real", name=name, dtype=array.dtype)
     if array.ndim != 1:
-        raise EngineError(f"{name} must be one vector (1-D), got shape {array.shape}")
+        raise EngineError("vector_1d", name=name, shape=array.shape)
     if array.size < min_size:
-        raise EngineError(f"{name} needs at least {min_size} entries, got {array.size}")
+        raise EngineError("min_entries", name=name, min_size=min_size, size=array.size)
     array = np.array(array, dtype=np.float64)
     if not np.isfinite(array).all():
-        raise EngineError(f"{name} contains NaN or Inf")
+        raise EngineError("nan_inf", name=name)
     largest = float(np.max(np.abs(array), initial=0.0))
     if largest > _HUGE:
-        raise EngineError(f"{name} has an entry of size {largest:.3g}; past 1e150 its square "
-                          f"overflows float64: use smaller values")
+        raise EngineError("entry_too_large", name=name, largest=largest)
     if 0.0 < largest < _TINY:
-        raise EngineError(f"{name}'s largest entry is {largest:.3g}; below 1e-150 its square "
-                          f"underflows float64 to 0: scale {name} up or use exact zeros")
+        raise EngineError("entry_too_small", name=name, largest=largest)
     return array
 
 
@@ -59,16 +57,13 @@ def _check_spread(vec: np.ndarray, name: str = "v") -> None:
     within 1e-150 of their mean has a variance that underflows to 0."""
     spread = float(np.max(np.abs(vec - np.mean(vec))))
     if not _is_constant(vec) and spread < _TINY:
-        raise EngineError(f"{name}'s entries differ from their mean by at most {spread:.3g}; "
-                          f"below 1e-150 the variance underflows float64: spread them further "
-                          f"apart or make {name} exactly constant")
+        raise EngineError("spread_too_small", name=name, spread=spread)
 
 
 def _bounded(value: float, name: str) -> float:
     """σ₁, σ₂ are squared in the distances: the same limit as the vectors' entries."""
     if abs(value) > _HUGE:
-        raise EngineError(f"{name} must be at most 1e150 in size (its square overflows "
-                          f"float64), got {value:g}")
+        raise EngineError("value_too_large", name=name, value=value)
     return value
 
 
@@ -203,7 +198,7 @@ def stationarity_residual(v: object, u: object, sigma1: float = 0.0) -> float:
     """
     vec, point = _vector(v, 2), _vector(u, 2, "u")
     if vec.size != point.size:
-        raise EngineError(f"v and u must have the same length, got {vec.size} and {point.size}")
+        raise EngineError("lengths_differ", v=vec.size, u=point.size)
     sigma1 = _bounded(_real(sigma1, "sigma1"), "sigma1")
     r = vec - point
     ones = np.ones_like(point) / math.sqrt(point.size)
@@ -270,7 +265,7 @@ def compare_norms(v: object, *, eps: float = 0.0,
     d = vec.size
     weight = np.ones(d) if gamma is None else _vector(gamma, d, "gamma")
     if weight.size != d:
-        raise EngineError(f"gamma must have {d} entries like v, got {weight.size}")
+        raise EngineError("gamma_entries", d=d, size=weight.size)
     ln_defined = eps > 0 or not _is_constant(vec)
     rms_defined = eps > 0 or bool(np.any(vec != 0.0))
     layer_norm = ops.layer_norm(vec, eps, weight=weight) if ln_defined else np.zeros(d)
@@ -316,13 +311,12 @@ def layernorm_miss(v: object, eps: float) -> LayerNormMiss:
     vec = _vector(v, 2)
     eps = _real(eps, "eps", low=0.0)
     if eps == 0 and _is_constant(vec):
-        raise EngineError("LayerNorm of a constant vector is 0/0 at ε = 0; use ε > 0")
+        raise EngineError("ln_constant_eps")
     _check_spread(vec)
     out = ops.layer_norm(vec, eps)
     shrunk = float(np.max(np.abs(out)))
     if 0.0 < shrunk < _TINY:  # the projection of LN_ε(v) would divide by an underflowed variance
-        raise EngineError(f"ε = {eps:g} shrinks v to entries of size {shrunk:.3g}, below 1e-150 "
-                          f"where their squares underflow float64: use a smaller ε")
+        raise EngineError("eps_shrinks", eps=eps, shrunk=shrunk)
     s = VectorStats.of(vec).std
     return LayerNormMiss(
         eps=eps, input_std=s, output_std=VectorStats.of(out).std,
@@ -363,14 +357,14 @@ def layernorm_affine_gap(v: object, gamma: object, beta: object, *,
     g = _vector(gamma, d, "gamma")
     b = _vector(beta, d, "beta")
     if g.size != d or b.size != d:
-        raise EngineError(f"gamma and beta must have {d} entries like v")
+        raise EngineError("gamma_beta_entries", d=d)
     if not np.any(g != 0.0):
-        raise EngineError("gamma is all zeros: the image set is one point")
+        raise EngineError("gamma_zero")
     if _is_constant(vec):
-        raise EngineError("LayerNorm of a constant vector is 0/0 at ε = 0")
+        raise EngineError("ln_constant")
     _check_spread(vec)
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
-        raise EngineError(f"iterations must be a whole number >= 0, got {iterations!r}")
+        raise EngineError("whole_at_least", name="iterations", low=0, value=iterations)
     w0 = ops.layer_norm(vec, 0.0)  # LayerNorm's own choice on S(0, 1)
     target = vec - b
     step = 1.0 / float(np.max(g * g))

@@ -49,7 +49,7 @@ def tokenize(text: str) -> list[str]:
     ['我', '爱', 'AI']
     """
     if not isinstance(text, str):
-        raise EngineError(f"text must be a string, got {type(text).__name__}")
+        raise EngineError("text_type", got=type(text).__name__)
     text = unicodedata.normalize("NFC", text)
     tokens: list[str] = []
     i, n = 0, len(text)
@@ -97,24 +97,22 @@ def embed(tokens: list[str], hidden_size: int) -> np.ndarray:
     through RoPE), and its first ``k`` entries do not depend on ``hidden_size``.
     """
     if isinstance(tokens, str):
-        raise EngineError("tokens must be a list of strings; pass tokenize(text), not the text")
+        raise EngineError("tokens_is_text")
     try:
         tokens = list(tokens)  # a tuple or a numpy array of strings will do too
     except TypeError:
-        raise EngineError(f"tokens must be a list of strings, got {type(tokens).__name__}"
-                          ) from None
+        raise EngineError("tokens_type", got=type(tokens).__name__) from None
     for token in tokens:
         if not isinstance(token, str):
-            raise EngineError(f"tokens must be strings, got {token!r}")
+            raise EngineError("token_type", token=token)
     if not tokens:
-        raise EngineError("no tokens: type at least one word or character")
+        raise EngineError("no_tokens")
     if len(tokens) > MAX_TOKENS:
-        raise EngineError(f"{len(tokens)} tokens is more than the {MAX_TOKENS} the engine takes; "
-                          "shorten the text")
+        raise EngineError("token_cap", count=len(tokens), limit=MAX_TOKENS)
     if isinstance(hidden_size, bool) or not isinstance(hidden_size, (int, np.integer)):
-        raise EngineError(f"hidden_size must be a whole number, got {hidden_size!r}")
+        raise EngineError("whole_number", name="hidden_size", value=hidden_size)
     if hidden_size < 1:
-        raise EngineError(f"hidden_size must be at least 1, got {hidden_size}")
+        raise EngineError("at_least_one", name="hidden_size", value=hidden_size)
     half = (hidden_size + 1) // 2
     rows = np.empty((len(tokens), hidden_size), dtype=np.float64)
     for t, token in enumerate(tokens):

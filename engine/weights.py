@@ -15,7 +15,7 @@ import numpy as np
 
 from engine._checks import as_array, check_config
 from engine.config import Qwen3Config
-from engine.errors import EngineError
+from engine.errors import EngineError, Phrase
 
 _PREFIX = re.compile(r"^model\.layers\.(\d+)\.")
 _CONFIG_KEY = "__config__"
@@ -57,20 +57,19 @@ def _as_float64(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
         value = value.detach().cpu().double().numpy()
     array = as_array(value, name)
     if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
-        raise EngineError(f"{name}: expected real numbers, got dtype {array.dtype}")
+        raise EngineError("weight_dtype", name=name, dtype=array.dtype)
     if array.shape != shape:
-        raise EngineError(f"{name}: expected shape {shape}, got {array.shape}")
+        raise EngineError("shape_expected", name=name, expected=shape, shape=array.shape)
     array = np.array(array, dtype=np.float64, order="C")  # always our own copy
     if not np.isfinite(array).all():
-        raise EngineError(f"{name}: contains NaN or Inf")
+        raise EngineError("weight_nan", name=name)
     array.setflags(write=False)
     return array
 
 
 def _check_mapping(tensors: object) -> None:
     if not isinstance(tensors, Mapping):
-        raise EngineError(f"weights must be a mapping of names to arrays (a dict or a state "
-                          f"dict), got {type(tensors).__name__}")
+        raise EngineError("weights_mapping", got=type(tensors).__name__)
 
 
 class LayerWeights(Mapping[str, np.ndarray]):
@@ -86,9 +85,9 @@ class LayerWeights(Mapping[str, np.ndarray]):
         missing = [n for n in shapes if n not in tensors]
         extra = sorted(set(tensors) - set(shapes))
         if missing:
-            raise EngineError(f"missing weight(s): {', '.join(missing)}")
+            raise EngineError("weights_missing", names=", ".join(missing))
         if extra:
-            raise EngineError(f"unexpected weight(s): {', '.join(extra)}")
+            raise EngineError("weights_unexpected", names=", ".join(extra))
         self._config = config
         self._tensors = {n: _as_float64(n, tensors[n], s) for n, s in shapes.items()}
         # q/k/v (and gate/up) become row blocks of one read-only buffer, each name a C-contiguous
@@ -147,7 +146,7 @@ class LayerWeights(Mapping[str, np.ndarray]):
         """Seeded weights at a sensible scale; norm weights are near 1 but never all ones."""
         check_config(config)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise EngineError(f"seed must be a whole number >= 0, got {seed!r}")
+            raise EngineError("whole_at_least", name="seed", low=0, value=seed)
         rng = np.random.default_rng(seed)
         tensors: dict[str, np.ndarray] = {}
         for name, shape in weight_shapes(config).items():
@@ -163,16 +162,15 @@ class LayerWeights(Mapping[str, np.ndarray]):
         _check_mapping(mapping)
         for key in mapping:
             if not isinstance(key, str):
-                raise EngineError(f"weight names must be strings, got {key!r}")
+                raise EngineError("weight_name_type", key=key)
         layers = {m.group(1) for m in map(_PREFIX.match, mapping) if m}
         if len(layers) > 1:
-            raise EngineError(f"tensors from several layers ({', '.join(sorted(layers))}); "
-                              "pass one layer's tensors")
+            raise EngineError("weights_layers", layers=", ".join(sorted(layers)))
         stripped: dict[str, Any] = {}
         for key, value in mapping.items():
             name = _PREFIX.sub("", key)
             if name in stripped:
-                raise EngineError(f"weight {name} given twice")
+                raise EngineError("weight_twice", name=name)
             stripped[name] = value
         return cls(stripped, config)
 
@@ -205,7 +203,8 @@ class LayerWeights(Mapping[str, np.ndarray]):
                 shapes = weight_shapes(config)
                 unexpected = sorted(set(members) - set(shapes) - {_CONFIG_KEY})
                 if unexpected:
-                    raise EngineError(f"{path}: unexpected weight(s): {', '.join(unexpected)}")
+                    raise EngineError("file_unexpected", path=path,
+                                      names=", ".join(unexpected))
                 arrays = {}
                 for name, shape in shapes.items():
                     if name not in members:
@@ -215,31 +214,31 @@ class LayerWeights(Mapping[str, np.ndarray]):
         except EngineError:
             raise  # (a ValueError: said in words already)
         except FileNotFoundError:
-            raise EngineError(f"no weights file at {path}") from None
+            raise EngineError("file_missing", path=path) from None
         except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error,
                 MemoryError) as exc:
-            raise EngineError(f"{path} is not a readable weights file: {_reason(exc)}") from None
+            raise EngineError("file_unreadable", path=path, reason=_reason(exc)) from None
         return cls(arrays, config)
 
 
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, zipfile.BadZipFile):
-        return "not an .npz archive"
+        return Phrase("not an .npz archive")
     if isinstance(exc, MemoryError):
-        return "a tensor too large for memory"
+        return Phrase("a tensor too large for memory")
     return str(exc) or type(exc).__name__
 
 
 def _read_config(archive: zipfile.ZipFile, members: dict[str, str],
                  path: str | os.PathLike[str]) -> Qwen3Config:
     if _CONFIG_KEY not in members:
-        raise EngineError(f"{path} has no layer config; was it written by LayerWeights.save?")
+        raise EngineError("file_no_config", path=path)
     with archive.open(members[_CONFIG_KEY]) as member:
         raw = _read_member(member, _CONFIG_KEY, None, path)
     try:
         return Qwen3Config.from_dict(json.loads(raw.tobytes()))
     except (UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
-        raise EngineError(f"{path}: unreadable layer config ({exc})") from None
+        raise EngineError("file_bad_config", path=path, reason=exc) from None
 
 
 #: A config's JSON is a few hundred bytes.
@@ -255,17 +254,17 @@ def _read_member(member: IO[bytes], name: str, shape: tuple[int, ...] | None,
     elif version == (2, 0):
         found, fortran, dtype = np.lib.format.read_array_header_2_0(member)
     else:
-        raise EngineError(f"{path}: {name} is stored in an unknown .npy version {version}")
+        raise EngineError("file_npy_version", path=path, name=name, version=version)
     if dtype.hasobject:
-        raise EngineError(f"{path}: {name} holds Python objects; only numbers are read")
+        raise EngineError("file_objects", path=path, name=name)
     if shape is None:  # the config: bytes
         if dtype != np.uint8 or len(found) != 1 or found[0] > _MAX_CONFIG_BYTES:
-            raise EngineError(f"{path}: the layer config is not JSON text")
+            raise EngineError("file_config_not_json", path=path)
     elif found != shape:
-        raise EngineError(f"{name}: expected shape {shape}, got {found}")
+        raise EngineError("shape_expected", name=name, expected=shape, shape=found)
     count = int(np.prod(found, dtype=np.int64))
     data = member.read(count * dtype.itemsize)
     if len(data) != count * dtype.itemsize:
-        raise EngineError(f"{path}: {name} is cut short")
+        raise EngineError("file_cut_short", path=path, name=name)
     array = np.frombuffer(data, dtype=dtype, count=count)
     return array.reshape(found, order="F" if fortran else "C")

@@ -9,6 +9,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app.compute import Result
+from app.engine_text import exception_text
 from app.state import AppState
 from app.widgets.plotting import one_clip_rect, settle
 from engine import EngineError
@@ -96,7 +97,7 @@ class Panel(QWidget):
                 # a layer the panel's own analysis refuses (a session's one-feature layer has
                 # no LayerNorm to compare): say why here; the exception escaped on every
                 # redraw and the panel never caught up with the result
-                self._empty.setText(self.cannot_draw_text(str(exc)))
+                self._empty.setText(self.cannot_draw_text(exception_text(exc)))
                 self._stack.setCurrentIndex(0)
             else:
                 self.settle_views()

@@ -19,12 +19,12 @@ def real_array(name: str, value: object, ndim: int) -> np.ndarray:
     """``value`` as a float64 array of ``ndim`` dimensions, or a message a person can act on."""
     array = as_array(value, name)
     if array.dtype.kind not in "fiu" or array.dtype == np.bool_:
-        raise EngineError(f"{name} must be real numbers, got dtype {array.dtype}")
+        raise EngineError("dtype_not_real", name=name, dtype=array.dtype)
     if array.ndim != ndim:
-        raise EngineError(f"{name} must have {ndim} dimensions, got shape {array.shape}")
+        raise EngineError("ndim", name=name, ndim=ndim, shape=array.shape)
     array = array.astype(np.float64, copy=False)
     if not np.isfinite(array).all():
-        raise EngineError(f"{name} contains NaN or Inf")
+        raise EngineError("nan_inf", name=name)
     return array
 
 
@@ -36,7 +36,7 @@ def finite(name: str, value: object) -> float:
 def whole(name: str, value: object, low: int = 0) -> int:
     """A whole number >= ``low`` (an int or numpy integer, not a bool or a float)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise EngineError(f"{name} must be a whole number >= {low}, got {value!r}")
+        raise EngineError("whole_at_least", name=name, low=low, value=value)
     return int(value)
 
 
@@ -44,7 +44,7 @@ def positive(name: str, value: float) -> float:
     """A finite number > 0."""
     value = finite(name, value)
     if not value > 0:
-        raise EngineError(f"{name} must be a finite number > 0, got {value}")
+        raise EngineError("positive", name=name, value=value)
     return value
 
 
@@ -52,5 +52,5 @@ def non_negative(name: str, value: float) -> float:
     """A finite number >= 0."""
     value = finite(name, value)
     if not value >= 0:
-        raise EngineError(f"{name} must be a finite number >= 0, got {value}")
+        raise EngineError("non_negative", name=name, value=value)
     return value

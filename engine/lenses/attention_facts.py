@@ -87,12 +87,11 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
     """
     hidden_states = check_input(x, config)
     if not isinstance(weights, LayerWeights) or weights.config != config:
-        raise EngineError("weights must be LayerWeights made for this config")
+        raise EngineError("weights_for_config")
     if isinstance(position_offset, bool) or not isinstance(position_offset, (int, np.integer)):
-        raise EngineError(f"position_offset must be a whole number, got {position_offset!r}")
+        raise EngineError("whole_number", name="position_offset", value=position_offset)
     if abs(int(position_offset)) > _MAX_OFFSET:
-        raise EngineError(f"position_offset must be at most 2**52 in size (RoPE's positions are "
-                          f"float64, exact below 2**53), got {position_offset}")
+        raise EngineError("offset_range", value=position_offset)
     causal, rope = check_flag(causal, "causal"), check_flag(rope, "rope")
     w = weights
     t = hidden_states.shape[0]
@@ -133,8 +132,7 @@ def head_contributions(context: object, o_proj_weight: object, n_heads: int) -> 
     n_heads = whole("n_heads", n_heads, 1)
     t, width = c.shape
     if width % n_heads or w_o.shape[1] != width:
-        raise EngineError(f"context [T, {width}] and o_proj.weight {w_o.shape} do not split "
-                          f"into {n_heads} heads")
+        raise EngineError("heads_split", width=width, shape=w_o.shape, n_heads=n_heads)
     d = width // n_heads
     heads = c.reshape(t, n_heads, d).transpose(1, 0, 2)  # [H, T, d]
     w_heads = w_o.reshape(-1, n_heads, d).transpose(1, 2, 0)  # [H, d, hidden]
@@ -146,7 +144,7 @@ def visible_value_range(values: object, causal: bool) -> tuple[np.ndarray, np.nd
     row i may see (j ≤ i when causal, all keys otherwise)."""
     v = real_array("values", values, 3)
     if 0 in v.shape:
-        raise EngineError(f"values must be a non-empty [heads, tokens, head_dim], got {v.shape}")
+        raise EngineError("values_shape", shape=v.shape)
     if check_flag(causal, "causal"):
         lo = np.minimum.accumulate(v, axis=1)
         hi = np.maximum.accumulate(v, axis=1)
@@ -167,8 +165,7 @@ def logit_bound(weights: LayerWeights, config: Qwen3Config) -> float:
 def attention_facts(trace: LayerTrace, weights: LayerWeights) -> AttentionFacts:
     """E19, E22, E23 on a ``run_layer`` trace, ready for a panel."""
     if not isinstance(trace, LayerTrace):
-        raise EngineError(f"trace must be a LayerTrace from run_layer, got "
-                          f"{type(trace).__name__}")
+        raise EngineError("layer_trace_type", got=type(trace).__name__)
     config = trace.config
     # weights of another shape with the same o_proj would pass head_contributions and show
     # E23 "violated": they must be made for the trace's config, as run_layer checks

@@ -48,7 +48,7 @@ from typing import Literal
 import numpy as np
 
 from engine import ops
-from engine.errors import EngineError
+from engine.errors import EngineError, Phrase
 from engine.lenses._arrays import finite, frozen, non_negative, positive, real_array, whole
 
 SubStepKind = Literal["explicit Euler", "projection", "explicit Euler + projection",
@@ -190,7 +190,7 @@ class SplittingResult:
 def _dims(name: str, value: object, ndim: int) -> tuple[int, ...]:
     shape = np.shape(value)
     if len(shape) != ndim:
-        raise EngineError(f"{name} must have {ndim} dimensions, got shape {shape}")
+        raise EngineError("ndim", name=name, ndim=ndim, shape=shape)
     return shape
 
 
@@ -198,12 +198,12 @@ def _check_shapes(obj: object, shapes: dict[str, tuple[int, ...]], d: int) -> No
     for name, shape in shapes.items():
         array = real_array(name, getattr(obj, name), len(shape))
         if array.shape != shape:
-            raise EngineError(f"{name}: expected shape {shape}, got {array.shape}")
+            raise EngineError("shape_expected", name=name, expected=shape, shape=array.shape)
         object.__setattr__(obj, name, frozen(array))
     for name in ("ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta"):
         array = np.asarray(getattr(obj, name), dtype=np.float64)
         if array.shape not in ((), (d,)):
-            raise EngineError(f"{name}: expected a scalar or shape ({d},), got {array.shape}")
+            raise EngineError("norm_param_shape", name=name, d=d, shape=array.shape)
         object.__setattr__(obj, name, frozen(real_array(name, array, array.ndim)))
 
 
@@ -278,8 +278,7 @@ def scheme_from_block(block: EncoderBlock, dt: float = 1.0) -> SplittingScheme:
     dt = positive("dt", dt)
     d, h = block.d_model, block.n_heads
     if block.d_ff != d:
-        raise EngineError(f"the splitting scheme reads FFN weights as I + ΔtW, so it needs "
-                          f"d_ff = d_model; this block has d_ff = {block.d_ff}, d = {d}")
+        raise EngineError("splitting_d_ff", d_ff=block.d_ff, d=d)
     d_v = block.w_v.shape[2]
     w_o = block.w_o.reshape(h, d_v, d)  # W_O,h: the rows that multiply head h
     eye = np.eye(d)
@@ -322,7 +321,7 @@ def matched_closing_eps(eps: float, omega: float = 0.5) -> float:
 def _check_omega(omega: float) -> float:
     omega = finite("relaxation ω", omega)
     if not 0.0 <= omega < 1.0:
-        raise EngineError(f"relaxation ω must be in [0, 1), got {omega}")
+        raise EngineError("omega_range", omega=omega)
     return omega
 
 
@@ -346,10 +345,10 @@ def encoder_block(x: object, block: EncoderBlock, *, eps: float = 0.0,
         heads = probs @ (x @ block.w_v)  # [H, T, d_v]
         concat = heads.transpose(1, 0, 2).reshape(t, -1)  # [T, H·d_v]
         h = _layer_norm(x + concat @ block.w_o, eps, block.ln1_gamma, block.ln1_beta,
-                        "the block's first LayerNorm")  # [T, d]
+                        Phrase("the block's first LayerNorm"))  # [T, d]
         ffn = np.maximum(h @ block.w_1 + block.b_1, 0.0) @ block.w_2 + block.b_2  # [T, d]
         return _layer_norm(skip * h + ffn, eps, block.ln2_gamma, block.ln2_beta,
-                           "the block's second LayerNorm")
+                           Phrase("the block's second LayerNorm"))
 
 
 #: As in run_layer: past this a LayerNorm's squares would overflow.
@@ -362,28 +361,26 @@ def _layer_norm(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray,
     with an EngineError instead of Inf or NaN: overflow before it, or 0/0 at ε = 0 on a row
     whose variance is 0 (all features equal, or so close that their squares underflow)."""
     if not np.abs(x).max(initial=0.0) < _OVERFLOW:
-        raise EngineError(f"the state overflowed before {what}; use smaller inputs or weights")
+        raise EngineError("overflow_before", what=what)
     out = ops.layer_norm(x, eps, gamma, beta)
     if np.isfinite(out).all():
         return out
     centred = x - np.mean(x, axis=-1, keepdims=True)
     if eps == 0 and not np.all(np.mean(centred * centred, axis=-1)):
-        raise EngineError(f"{what} is 0/0 at ε = 0: a token's row has all its features equal "
-                          f"(an all-zero input, say), or so nearly equal that the variance "
-                          f"underflows; use ε > 0 or a non-constant input")
-    raise EngineError(f"{what} overflowed; use smaller inputs, weights or γ")
+        raise EngineError("layernorm_zero_variance", what=what)
+    raise EngineError("overflow_gamma", what=what)
 
 
 def _check_model(model: object, kind: type, name: str) -> object:
     if not isinstance(model, kind):
-        raise EngineError(f"{name} must be of type {kind.__name__}, got {type(model).__name__}")
+        raise EngineError("model_type", name=name, kind=kind.__name__, got=type(model).__name__)
     return model
 
 
 def _check_input(x: object, d: int) -> np.ndarray:
     array = real_array("input", x, 2)
     if array.shape[0] < 1 or array.shape[1] != d:
-        raise EngineError(f"input must be [tokens ≥ 1, {d}], got shape {array.shape}")
+        raise EngineError("encoder_input_shape", d=d, shape=array.shape)
     return array
 
 
@@ -462,8 +459,7 @@ def splitting_lens(u0: object, model: EncoderBlock | SplittingScheme, *, dt: flo
     elif isinstance(model, SplittingScheme):
         block, scheme = block_from_scheme(model, dt), model
     else:
-        raise EngineError(f"model must be an EncoderBlock or SplittingScheme, "
-                          f"got {type(model).__name__}")
+        raise EngineError("model_kind", got=type(model).__name__)
     substeps = lie_splitting(u0, scheme, dt=dt, omega=omega, eps=eps, closing_eps=closing_eps)
     u0_array = _check_input(u0, block.d_model)
     plain = encoder_block(u0_array, block, eps=eps)

@@ -102,8 +102,7 @@ def _unit_weights(seed: int, d_model: int, n_heads: int, d_ff: int) -> _Weights:
 def _check_layers(n_layers: int) -> int:
     if isinstance(n_layers, bool) or not isinstance(n_layers, (int, np.integer)) \
             or not 1 <= n_layers <= MAX_LAYERS:
-        raise EngineError(f"n_layers must be a whole number from 1 to {MAX_LAYERS}, "
-                          f"got {n_layers!r}")
+        raise EngineError("n_layers_range", limit=MAX_LAYERS, value=n_layers)
     return int(n_layers)
 
 
@@ -129,16 +128,17 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
     """
     for variant in variants:
         if variant not in VARIANTS:
-            raise EngineError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+            raise EngineError("one_of", name="variant", choices=", ".join(VARIANTS),
+                              value=variant)
     x_arr = real_array("input", x, 2)
     causal = check_flag(causal, "causal")
     t, d = x_arr.shape
     if t < 1 or d < 1:
-        raise EngineError(f"input must be [tokens ≥ 1, features ≥ 1], got shape {x_arr.shape}")
+        raise EngineError("stack_input_shape", shape=x_arr.shape)
     n = _check_layers(n_layers)
     n_heads = whole("n_heads", n_heads, 1)
     if d % n_heads:
-        raise EngineError(f"n_heads ({n_heads}) must divide the feature count ({d})")
+        raise EngineError("heads_divide", n_heads=n_heads, d=d)
     d_ff = 4 * d if d_ff is None else whole("d_ff", d_ff, 1)
     scale = non_negative("init_scale", init_scale)
     eps = non_negative("eps", eps)
@@ -148,8 +148,7 @@ def _run(x: object, variants: tuple[Variant, ...], *, n_layers: int, alpha: floa
         with np.errstate(over="ignore"):  # a square past 1e308 is Inf, not zero
             squares = np.add.reduce(x_arr * x_arr, axis=-1)
         if not np.all(squares):
-            raise EngineError("a row of the input is zero (or too small to square in float64), "
-                              "and its norm at eps = 0 is 0/0; use eps > 0 or a non-zero input")
+            raise EngineError("stack_zero_row")
     unit = _unit_weights(whole("seed", seed), d, n_heads, d_ff)
     # rows in VARIANTS order, so the normed ones lead and post-norm (if any) is row 0
     order = sorted(set(variants), key=VARIANTS.index)

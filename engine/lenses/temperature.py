@@ -48,8 +48,7 @@ def _check_qk(q: object, k: object) -> tuple[np.ndarray, np.ndarray]:
     q_arr = real_array("q", q, 3)
     k_arr = real_array("k", k, 3)
     if q_arr.shape != k_arr.shape or 0 in q_arr.shape:
-        raise EngineError(f"q and k must both be [heads, tokens, head_dim] and non-empty, got "
-                          f"{q_arr.shape} and {k_arr.shape}")
+        raise EngineError("qk_shape", q_shape=q_arr.shape, k_shape=k_arr.shape)
     return q_arr, k_arr
 
 
@@ -57,8 +56,7 @@ def _logits(q: np.ndarray, k: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):  # reported below, in words
         logits = q @ k.transpose(0, 2, 1)  # [H, T, T]
     if not np.isfinite(logits).all():
-        raise EngineError("q·k overflows float64; use smaller q and k (the layer's own are "
-                          "bounded by q/k-norm)")
+        raise EngineError("qk_overflow")
     return logits
 
 
@@ -66,8 +64,7 @@ def _too_cold(multiplier: float, logits: np.ndarray, d: int) -> EngineError:
     """s/τ, or what is computed from it, overflowed: name the smallest multiplier that is safe
     (|s|/τ ≤ 1e150, run_layer's limit, leaves room for the row sums and the slope's products)."""
     safe = float(np.max(np.abs(logits))) / (1e150 * np.sqrt(d))
-    return EngineError(f"multiplier = {multiplier:g} is too small for these logits: s/τ "
-                       f"overflows float64; use a multiplier of at least {safe:.3g}")
+    return EngineError("too_cold", multiplier=multiplier, safe=safe)
 
 
 def _boltzmann(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -137,7 +134,7 @@ def entropy_curve(q: object, k: object, multipliers: object, *, causal: bool = T
     mult = real_array("multipliers", multipliers, 1)
     causal = check_flag(causal, "causal")
     if mult.size == 0 or not np.all(mult > 0):
-        raise EngineError("multipliers must be a non-empty list of numbers > 0")
+        raise EngineError("multipliers")
     t, d = q_arr.shape[1], q_arr.shape[2]
     if rows is None:
         picked = np.arange(t)
@@ -145,7 +142,7 @@ def entropy_curve(q: object, k: object, multipliers: object, *, causal: bool = T
         picked = np.asarray(rows)
         if (picked.ndim != 1 or picked.size == 0 or picked.dtype.kind not in "iu"
                 or picked.min() < 0 or picked.max() >= t):
-            raise EngineError(f"rows must be a non-empty list of query rows 0 … {t - 1}")
+            raise EngineError("rows_range", last=t - 1)
     keys = np.arange(t)
     visible = (keys[None, :] <= picked[:, None]) if causal else np.ones((picked.size, t), bool)
     # every row's logits, then the rows asked for: a product of fewer rows may round
@@ -184,7 +181,6 @@ def qk_from_trace(trace: LayerTrace) -> tuple[np.ndarray, np.ndarray]:
     Pass ``causal=trace.causal`` to :func:`temperature_lens` with them.
     """
     if not isinstance(trace, LayerTrace):
-        raise EngineError(f"trace must be a LayerTrace from run_layer, got "
-                          f"{type(trace).__name__}")
+        raise EngineError("layer_trace_type", got=type(trace).__name__)
     d = trace.config.head_dim
     return trace["q_rope"], trace["kv_repeat"][..., :d]

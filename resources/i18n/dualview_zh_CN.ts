@@ -745,6 +745,493 @@ after attn.</source>
     </message>
 </context>
 <context>
+    <name>EngineError</name>
+    <message>
+        <source>{name} must be an array of numbers with rows of equal length ({reason})</source>
+        <translation>{name} 必须是各行等长的数字数组（{reason}）</translation>
+    </message>
+    <message>
+        <source>config must be a Qwen3Config, got {got}</source>
+        <translation>config 必须是 Qwen3Config，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>{name} must be a real number, got {value!r}</source>
+        <translation>{name} 必须是实数，得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>{name} is too large for float64; use a value below 1e308</source>
+        <translation>{name} 超出了 float64 的范围；请使用小于 1e308 的值</translation>
+    </message>
+    <message>
+        <source>{name} must be finite, got {value}</source>
+        <translation>{name} 必须是有限数，得到的是 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be {op} {low}, got {value}</source>
+        <translation>{name} 必须 {op} {low}，得到的是 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be a number, got {value!r}</source>
+        <translation>{name} 必须是数字，得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>{name} must be finite (below 1e308), got a larger int</source>
+        <translation>{name} 必须是有限数（小于 1e308），得到的是更大的整数</translation>
+    </message>
+    <message>
+        <source>{name} must be a whole number, got {value!r}</source>
+        <translation>{name} 必须是整数，得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>{name} must be at least 1, got {value}</source>
+        <translation>{name} 至少要为 1，得到的是 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be a whole number &gt;= {low}, got {value!r}</source>
+        <translation>{name} 必须是 &gt;= {low} 的整数，得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>{name} must be a finite number &gt; 0, got {value}</source>
+        <translation>{name} 必须是 &gt; 0 的有限数，得到的是 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be a finite number &gt;= 0, got {value}</source>
+        <translation>{name} 必须是 &gt;= 0 的有限数，得到的是 {value}</translation>
+    </message>
+    <message>
+        <source>{name} must be True or False, got {value!r}</source>
+        <translation>{name} 必须是 True 或 False，得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>{name} must be one of {choices}, got {value!r}</source>
+        <translation>{name} 必须是 {choices} 之一，得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>{name} must be real numbers, got dtype {dtype}</source>
+        <translation>{name} 必须是实数，得到的数据类型是 {dtype}</translation>
+    </message>
+    <message>
+        <source>{name} must have {ndim} dimensions, got shape {shape}</source>
+        <translation>{name} 必须是 {ndim} 维的，得到的形状是 {shape}</translation>
+    </message>
+    <message>
+        <source>{name} contains NaN or Inf</source>
+        <translation>{name} 含有 NaN 或 Inf</translation>
+    </message>
+    <message>
+        <source>{name}: expected shape {expected}, got {shape}</source>
+        <translation>{name}：形状应为 {expected}，得到的是 {shape}</translation>
+    </message>
+    <message>
+        <source>text must be a string, got {got}</source>
+        <translation>文本必须是字符串，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>tokens must be a list of strings; pass tokenize(text), not the text</source>
+        <translation>tokens 必须是字符串列表；请传入 tokenize(text)，而不是文本本身</translation>
+    </message>
+    <message>
+        <source>tokens must be a list of strings, got {got}</source>
+        <translation>tokens 必须是字符串列表，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>tokens must be strings, got {token!r}</source>
+        <translation>每个词元都必须是字符串，得到的是 {token!r}</translation>
+    </message>
+    <message>
+        <source>no tokens: type at least one word or character</source>
+        <translation>没有词元：请至少输入一个词或字</translation>
+    </message>
+    <message>
+        <source>{count} tokens is more than the {limit} the engine takes; shorten the text</source>
+        <translation>{count} 个词元超过了引擎能处理的 {limit} 个；请缩短文本</translation>
+    </message>
+    <message>
+        <source>num_attention_heads ({heads}) must be a multiple of num_key_value_heads ({kv_heads}) for grouped-query attention</source>
+        <translation>分组查询注意力要求 num_attention_heads（{heads}）是 num_key_value_heads（{kv_heads}）的倍数</translation>
+    </message>
+    <message>
+        <source>head_dim must be even for RoPE&apos;s half split, got {value}</source>
+        <translation>RoPE 要把向量对半分，head_dim 必须是偶数，得到的是 {value}</translation>
+    </message>
+    <message>
+        <source>a config must be a mapping of fields, got {got}</source>
+        <translation>配置必须是字段的映射，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>config field names must be strings, got {key!r}</source>
+        <translation>配置的字段名必须是字符串，得到的是 {key!r}</translation>
+    </message>
+    <message>
+        <source>unknown config field(s): {fields}</source>
+        <translation>未知的配置字段：{fields}</translation>
+    </message>
+    <message>
+        <source>input must be [tokens, hidden_size], got shape {shape}</source>
+        <translation>输入的形状必须是 [词元数, hidden_size]，得到的是 {shape}</translation>
+    </message>
+    <message>
+        <source>input has {d} features but the layer&apos;s hidden_size is {hidden_size}</source>
+        <translation>输入有 {d} 个特征，但这一层的 hidden_size 是 {hidden_size}</translation>
+    </message>
+    <message>
+        <source>weights must be LayerWeights, got {got}</source>
+        <translation>权重必须是 LayerWeights，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>weights were made for {made_for}, not {config}</source>
+        <translation>这些权重是为 {made_for} 生成的，不是为 {config}</translation>
+    </message>
+    <message>
+        <source>the layer divided by zero at step {index} ({step}): {norm_of} is zero (or too small to square in float64), and a zero vector has no RMS at rms_norm_eps = 0; use rms_norm_eps &gt; 0 or {fix}</source>
+        <translation>这一层在第 {index} 步（{step}）除以了零：{norm_of}为零（或小到在 float64 中平方后下溢），而 rms_norm_eps = 0 时零向量没有 RMS；请使用 rms_norm_eps &gt; 0，或{fix}</translation>
+    </message>
+    <message>
+        <source>the layer overflowed at step {index} ({step}); use smaller inputs or weights</source>
+        <translation>这一层在第 {index} 步（{step}）溢出；请使用更小的输入或权重</translation>
+    </message>
+    <message>
+        <source>{name} must be a LayerTrace, got {got}</source>
+        <translation>{name} 必须是 LayerTrace，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>trace must be a LayerTrace from run_layer, got {got}</source>
+        <translation>trace 必须是 run_layer 得到的 LayerTrace，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>expected a LayerTrace, got {got}</source>
+        <translation>需要一个 LayerTrace，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>the two traces come from different layer configs; compare traces of the same layer</source>
+        <translation>两次计算来自不同的层配置；请比较同一层的计算</translation>
+    </message>
+    <message>
+        <source>one trace is causal and the other is not; compare like with like</source>
+        <translation>一次计算用了因果掩码，另一次没有；请比较同类的计算</translation>
+    </message>
+    <message>
+        <source>{what} overflowed; use smaller inputs, weights or α</source>
+        <translation>{what}溢出；请使用更小的输入、权重或 α</translation>
+    </message>
+    <message>
+        <source>the input has values past 1e150, where RMSNorm&apos;s squares overflow; use smaller inputs</source>
+        <translation>输入中有超过 1e150 的值，RMSNorm 对它求平方会溢出；请使用更小的输入</translation>
+    </message>
+    <message>
+        <source>a row of the input is zero (or too small to square in float64), and a zero vector has no RMS at rms_norm_eps = 0; use rms_norm_eps &gt; 0 or a non-zero input</source>
+        <translation>输入有一行为零（或小到在 float64 中平方后下溢），而 rms_norm_eps = 0 时零向量没有 RMS；请使用 rms_norm_eps &gt; 0 或非零输入</translation>
+    </message>
+    <message>
+        <source>depth time t must be in [0, 1], got {t}</source>
+        <translation>深度时间 t 必须在 [0, 1] 内，得到的是 {t}</translation>
+    </message>
+    <message>
+        <source>n_points must be an odd whole number &gt;= 3 (so t = ½ is on the grid), got {value!r}</source>
+        <translation>n_points 必须是 &gt;= 3 的奇数（这样 t = ½ 在网格上），得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>{name} = {n} sub-steps is more than this demo needs (max 100000)</source>
+        <translation>{name} = {n} 个子步超出了这个演示的需要（最多 100000）</translation>
+    </message>
+    <message>
+        <source>ns must be a list of sub-step counts such as (1, 2, 4), got {value!r}</source>
+        <translation>ns 必须是子步数的列表，例如 (1, 2, 4)，得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>ns must list at least one sub-step count</source>
+        <translation>ns 至少要列出一个子步数</translation>
+    </message>
+    <message>
+        <source>ns must be strictly increasing, got {ns}</source>
+        <translation>ns 必须严格递增，得到的是 {ns}</translation>
+    </message>
+    <message>
+        <source>n = {n} sub-steps is more than the sweep needs (max 4096)</source>
+        <translation>n = {n} 个子步超出了扫描的需要（最多 4096）</translation>
+    </message>
+    <message>
+        <source>second_order must be a second-order scheme: heun or strang</source>
+        <translation>second_order 必须是二阶格式：heun 或 strang</translation>
+    </message>
+    <message>
+        <source>{name}: expected real numbers, got dtype {dtype}</source>
+        <translation>{name}：应为实数，得到的数据类型是 {dtype}</translation>
+    </message>
+    <message>
+        <source>{name}: contains NaN or Inf</source>
+        <translation>{name}：含有 NaN 或 Inf</translation>
+    </message>
+    <message>
+        <source>weights must be a mapping of names to arrays (a dict or a state dict), got {got}</source>
+        <translation>权重必须是名称到数组的映射（dict 或 state dict），得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>missing weight(s): {names}</source>
+        <translation>缺少权重：{names}</translation>
+    </message>
+    <message>
+        <source>unexpected weight(s): {names}</source>
+        <translation>多余的权重：{names}</translation>
+    </message>
+    <message>
+        <source>weight names must be strings, got {key!r}</source>
+        <translation>权重名必须是字符串，得到的是 {key!r}</translation>
+    </message>
+    <message>
+        <source>tensors from several layers ({layers}); pass one layer&apos;s tensors</source>
+        <translation>张量来自多个层（{layers}）；请只传入一层的张量</translation>
+    </message>
+    <message>
+        <source>weight {name} given twice</source>
+        <translation>权重 {name} 出现了两次</translation>
+    </message>
+    <message>
+        <source>weights must be LayerWeights made for this config</source>
+        <translation>权重必须是为这个配置生成的 LayerWeights</translation>
+    </message>
+    <message>
+        <source>{path}: unexpected weight(s): {names}</source>
+        <translation>{path}：多余的权重：{names}</translation>
+    </message>
+    <message>
+        <source>no weights file at {path}</source>
+        <translation>{path} 处没有权重文件</translation>
+    </message>
+    <message>
+        <source>{path} is not a readable weights file: {reason}</source>
+        <translation>{path} 不是可读取的权重文件：{reason}</translation>
+    </message>
+    <message>
+        <source>{path} has no layer config; was it written by LayerWeights.save?</source>
+        <translation>{path} 中没有层配置；它是用 LayerWeights.save 写的吗？</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable layer config ({reason})</source>
+        <translation>{path}：层配置无法读取（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: {name} is stored in an unknown .npy version {version}</source>
+        <translation>{path}：{name} 以未知的 .npy 版本 {version} 存储</translation>
+    </message>
+    <message>
+        <source>{path}: {name} holds Python objects; only numbers are read</source>
+        <translation>{path}：{name} 含有 Python 对象；只能读取数字</translation>
+    </message>
+    <message>
+        <source>{path}: the layer config is not JSON text</source>
+        <translation>{path}：层配置不是 JSON 文本</translation>
+    </message>
+    <message>
+        <source>{path}: {name} is cut short</source>
+        <translation>{path}：{name} 不完整（文件被截断）</translation>
+    </message>
+    <message>
+        <source>q and k must both be [heads, tokens, head_dim] and non-empty, got {q_shape} and {k_shape}</source>
+        <translation>q 和 k 的形状都必须是 [头数, 词元数, head_dim] 且非空，得到的是 {q_shape} 和 {k_shape}</translation>
+    </message>
+    <message>
+        <source>q·k overflows float64; use smaller q and k (the layer&apos;s own are bounded by q/k-norm)</source>
+        <translation>q·k 超出了 float64 的范围；请使用更小的 q 和 k（这一层自己的 q、k 受 q/k-norm 约束）</translation>
+    </message>
+    <message>
+        <source>multiplier = {multiplier:g} is too small for these logits: s/τ overflows float64; use a multiplier of at least {safe:.3g}</source>
+        <translation>倍数 = {multiplier:g} 对这些 logits 太小：s/τ 超出了 float64 的范围；请使用至少 {safe:.3g} 的倍数</translation>
+    </message>
+    <message>
+        <source>multipliers must be a non-empty list of numbers &gt; 0</source>
+        <translation>倍数必须是非空的、大于 0 的数字列表</translation>
+    </message>
+    <message>
+        <source>rows must be a non-empty list of query rows 0 … {last}</source>
+        <translation>rows 必须是非空的查询行列表，取值 0 … {last}</translation>
+    </message>
+    <message>
+        <source>{name}: expected a scalar or shape ({d},), got {shape}</source>
+        <translation>{name}：应为标量或形状 ({d},)，得到的是 {shape}</translation>
+    </message>
+    <message>
+        <source>the splitting scheme reads FFN weights as I + ΔtW, so it needs d_ff = d_model; this block has d_ff = {d_ff}, d = {d}</source>
+        <translation>分裂格式把 FFN 权重读作 I + ΔtW，所以需要 d_ff = d_model；这个块的 d_ff = {d_ff}，d = {d}</translation>
+    </message>
+    <message>
+        <source>relaxation ω must be in [0, 1), got {omega}</source>
+        <translation>松弛系数 ω 必须在 [0, 1) 内，得到的是 {omega}</translation>
+    </message>
+    <message>
+        <source>the state overflowed before {what}; use smaller inputs or weights</source>
+        <translation>状态在{what}之前就溢出了；请使用更小的输入或权重</translation>
+    </message>
+    <message>
+        <source>{what} is 0/0 at ε = 0: a token&apos;s row has all its features equal (an all-zero input, say), or so nearly equal that the variance underflows; use ε &gt; 0 or a non-constant input</source>
+        <translation>{what}在 ε = 0 时是 0/0：某个词元的一行所有特征都相等（比如全零输入），或几乎相等以至方差下溢；请使用 ε &gt; 0 或非常数的输入</translation>
+    </message>
+    <message>
+        <source>{what} overflowed; use smaller inputs, weights or γ</source>
+        <translation>{what}溢出；请使用更小的输入、权重或 γ</translation>
+    </message>
+    <message>
+        <source>{name} must be of type {kind}, got {got}</source>
+        <translation>{name} 的类型必须是 {kind}，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>input must be [tokens ≥ 1, {d}], got shape {shape}</source>
+        <translation>输入的形状必须是 [词元数 ≥ 1, {d}]，得到的是 {shape}</translation>
+    </message>
+    <message>
+        <source>model must be an EncoderBlock or SplittingScheme, got {got}</source>
+        <translation>model 必须是 EncoderBlock 或 SplittingScheme，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>n_layers must be a whole number from 1 to {limit}, got {value!r}</source>
+        <translation>n_layers 必须是 1 到 {limit} 的整数，得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>input must be [tokens ≥ 1, features ≥ 1], got shape {shape}</source>
+        <translation>输入的形状必须是 [词元数 ≥ 1, 特征数 ≥ 1]，得到的是 {shape}</translation>
+    </message>
+    <message>
+        <source>n_heads ({n_heads}) must divide the feature count ({d})</source>
+        <translation>n_heads（{n_heads}）必须整除特征数（{d}）</translation>
+    </message>
+    <message>
+        <source>a row of the input is zero (or too small to square in float64), and its norm at eps = 0 is 0/0; use eps &gt; 0 or a non-zero input</source>
+        <translation>输入有一行为零（或小到在 float64 中平方后下溢），eps = 0 时它的归一化是 0/0；请使用 eps &gt; 0 或非零输入</translation>
+    </message>
+    <message>
+        <source>position_offset must be at most 2**52 in size (RoPE&apos;s positions are float64, exact below 2**53), got {value}</source>
+        <translation>position_offset 的绝对值最多为 2**52（RoPE 的位置是 float64，只在 2**53 以下精确），得到的是 {value}</translation>
+    </message>
+    <message>
+        <source>context [T, {width}] and o_proj.weight {shape} do not split into {n_heads} heads</source>
+        <translation>context [T, {width}] 和 o_proj.weight {shape} 无法拆分成 {n_heads} 个头</translation>
+    </message>
+    <message>
+        <source>values must be a non-empty [heads, tokens, head_dim], got {shape}</source>
+        <translation>values 必须是非空的 [头数, 词元数, head_dim]，得到的是 {shape}</translation>
+    </message>
+    <message>
+        <source>{name} must be one vector (1-D), got shape {shape}</source>
+        <translation>{name} 必须是一个向量（一维），得到的形状是 {shape}</translation>
+    </message>
+    <message>
+        <source>{name} needs at least {min_size} entries, got {size}</source>
+        <translation>{name} 至少需要 {min_size} 个分量，得到的是 {size} 个</translation>
+    </message>
+    <message>
+        <source>{name} has an entry of size {largest:.3g}; past 1e150 its square overflows float64: use smaller values</source>
+        <translation>{name} 有一个大小为 {largest:.3g} 的分量；超过 1e150 后它的平方会在 float64 中溢出：请使用更小的值</translation>
+    </message>
+    <message>
+        <source>{name}&apos;s largest entry is {largest:.3g}; below 1e-150 its square underflows float64 to 0: scale {name} up or use exact zeros</source>
+        <translation>{name} 的最大分量是 {largest:.3g}；小于 1e-150 时它的平方会在 float64 中下溢为 0：请放大 {name}，或使用精确的零</translation>
+    </message>
+    <message>
+        <source>{name}&apos;s entries differ from their mean by at most {spread:.3g}; below 1e-150 the variance underflows float64: spread them further apart or make {name} exactly constant</source>
+        <translation>{name} 的分量与均值最多相差 {spread:.3g}；小于 1e-150 时方差会在 float64 中下溢：请让分量相差更大，或让 {name} 恰好为常数</translation>
+    </message>
+    <message>
+        <source>{name} must be at most 1e150 in size (its square overflows float64), got {value:g}</source>
+        <translation>{name} 的绝对值最多为 1e150（否则它的平方会在 float64 中溢出），得到的是 {value:g}</translation>
+    </message>
+    <message>
+        <source>v and u must have the same length, got {v} and {u}</source>
+        <translation>v 和 u 的长度必须相同，得到的是 {v} 和 {u}</translation>
+    </message>
+    <message>
+        <source>gamma must have {d} entries like v, got {size}</source>
+        <translation>gamma 必须像 v 一样有 {d} 个分量，得到的是 {size} 个</translation>
+    </message>
+    <message>
+        <source>LayerNorm of a constant vector is 0/0 at ε = 0; use ε &gt; 0</source>
+        <translation>ε = 0 时常数向量的 LayerNorm 是 0/0；请使用 ε &gt; 0</translation>
+    </message>
+    <message>
+        <source>ε = {eps:g} shrinks v to entries of size {shrunk:.3g}, below 1e-150 where their squares underflow float64: use a smaller ε</source>
+        <translation>ε = {eps:g} 把 v 的分量缩小到 {shrunk:.3g}，低于 1e-150，它们的平方会在 float64 中下溢：请使用更小的 ε</translation>
+    </message>
+    <message>
+        <source>gamma and beta must have {d} entries like v</source>
+        <translation>gamma 和 beta 必须像 v 一样有 {d} 个分量</translation>
+    </message>
+    <message>
+        <source>gamma is all zeros: the image set is one point</source>
+        <translation>gamma 全为零：像集只有一个点</translation>
+    </message>
+    <message>
+        <source>LayerNorm of a constant vector is 0/0 at ε = 0</source>
+        <translation>ε = 0 时常数向量的 LayerNorm 是 0/0</translation>
+    </message>
+    <message>
+        <source>Euler sub-stepping</source>
+        <translation>欧拉子步</translation>
+    </message>
+    <message>
+        <source>a head&apos;s slice of k_proj</source>
+        <translation>k_proj 中某个头的切片</translation>
+    </message>
+    <message>
+        <source>a head&apos;s slice of q_proj</source>
+        <translation>q_proj 中某个头的切片</translation>
+    </message>
+    <message>
+        <source>a non-zero input</source>
+        <translation>使用非零输入</translation>
+    </message>
+    <message>
+        <source>a row of embed</source>
+        <translation>embed 的一行</translation>
+    </message>
+    <message>
+        <source>a row of resid_attn</source>
+        <translation>resid_attn 的一行</translation>
+    </message>
+    <message>
+        <source>a tensor too large for memory</source>
+        <translation>有张量大到内存放不下</translation>
+    </message>
+    <message>
+        <source>every n</source>
+        <translation>每个 n</translation>
+    </message>
+    <message>
+        <source>inputs and weights that keep it non-zero</source>
+        <translation>使用能让它保持非零的输入和权重</translation>
+    </message>
+    <message>
+        <source>not an .npz archive</source>
+        <translation>不是 .npz 归档</translation>
+    </message>
+    <message>
+        <source>the MLP branch</source>
+        <translation>MLP 分支</translation>
+    </message>
+    <message>
+        <source>the ReZero layer</source>
+        <translation>ReZero 层</translation>
+    </message>
+    <message>
+        <source>the attention branch</source>
+        <translation>注意力分支</translation>
+    </message>
+    <message>
+        <source>the block&apos;s first LayerNorm</source>
+        <translation>块的第一个 LayerNorm</translation>
+    </message>
+    <message>
+        <source>the block&apos;s second LayerNorm</source>
+        <translation>块的第二个 LayerNorm</translation>
+    </message>
+    <message>
+        <source>the flow</source>
+        <translation>连续流</translation>
+    </message>
+    <message>
+        <source>the sub-stepped layer</source>
+        <translation>拆成子步的层</translation>
+    </message>
+</context>
+<context>
     <name>Export</name>
     <message>
         <source>the panel has nothing to draw (is it hidden?)</source>
@@ -974,10 +1461,6 @@ after attn.</source>
     <message>
         <source>Not computed: %1</source>
         <translation>未计算：%1</translation>
-    </message>
-    <message>
-        <source>%1 tokens is more than the %2 the engine takes; shorten the text</source>
-        <translation>%1 个词元超过了引擎能处理的 %2 个；请缩短文本</translation>
     </message>
     <message>
         <source>Dual View</source>
@@ -1282,6 +1765,18 @@ Type a sentence above to compute the layer.</translation>
 <context>
     <name>Sessions</name>
     <message>
+        <source>the session has no %1 field</source>
+        <translation>会话中没有 %1 字段</translation>
+    </message>
+    <message>
+        <source>%1 must be a number, not true/false</source>
+        <translation>%1 必须是数字，而不是 true/false</translation>
+    </message>
+    <message>
+        <source>%1 has the wrong type (%2)</source>
+        <translation>%1 的类型不对（%2）</translation>
+    </message>
+    <message>
         <source>this is not a Dual View session file</source>
         <translation>这不是双视角的会话文件</translation>
     </message>
@@ -1296,6 +1791,54 @@ Type a sentence above to compute the layer.</translation>
     <message>
         <source>the session file is damaged or incomplete (%1)</source>
         <translation>会话文件已损坏或不完整（%1）</translation>
+    </message>
+    <message>
+        <source>its text has %1 characters, more than the %2 the text field holds</source>
+        <translation>其中的文本有 %1 个字符，超过了文本框能容纳的 %2 个</translation>
+    </message>
+    <message>
+        <source>the layer config is invalid: %1</source>
+        <translation>层配置无效：%1</translation>
+    </message>
+    <message>
+        <source>its layer has %1 weights, more than the %2 of the largest layer this app runs (Qwen3-0.6B&apos;s)</source>
+        <translation>其中的层有 %1 个权重，超过了本应用能运行的最大层（Qwen3-0.6B 的层）的 %2 个</translation>
+    </message>
+    <message>
+        <source>it refers to weights this version cannot load</source>
+        <translation>它引用了这个版本无法载入的权重</translation>
+    </message>
+    <message>
+        <source>the weight seed %1 is out of range</source>
+        <translation>权重种子 %1 超出范围</translation>
+    </message>
+    <message>
+        <source>unknown step %1 in the selection</source>
+        <translation>选择中有未知的步骤 %1</translation>
+    </message>
+    <message>
+        <source>selection head and query must not be negative</source>
+        <translation>选择中的头和查询不能为负数</translation>
+    </message>
+    <message>
+        <source>selection depth_t must be between 0 and 1</source>
+        <translation>选择中的 depth_t 必须在 0 到 1 之间</translation>
+    </message>
+    <message>
+        <source>unknown language %1</source>
+        <translation>未知的语言 %1</translation>
+    </message>
+    <message>
+        <source>unknown palette %1</source>
+        <translation>未知的配色 %1</translation>
+    </message>
+    <message>
+        <source>unknown theme %1</source>
+        <translation>未知的主题 %1</translation>
+    </message>
+    <message>
+        <source>view font_scale is out of range</source>
+        <translation>视图的 font_scale 超出范围</translation>
     </message>
     <message>
         <source>%1 is not a file</source>
