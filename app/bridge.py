@@ -9,6 +9,12 @@ seconds at a few hundred tokens. A newer request abandons it: :meth:`EngineBridg
 :class:`SweepCancelled` inside the worker thread (at its next Python instruction, so within one
 numpy call), and the worker moves on to the new request instead of finishing a sweep nobody
 will see.
+
+Closing the window does not wait for the worker: a compute at Qwen3-0.6B's size on 2048 tokens
+takes seconds, and one numpy product of it most of a second, which no exception interrupts.
+:meth:`EngineBridge.shutdown` raises :class:`SweepCancelled` in the worker (it stops at its next
+Python instruction), waits :data:`SHUTDOWN_WAIT_S` at most, and from then on the worker emits
+nothing: a thread that is still inside numpy touches no Qt object and ends on its own.
 """
 
 from __future__ import annotations
@@ -30,11 +36,14 @@ from app.scheduler import LatestWinsWorker
 SWEEP_IDLE_S = 0.25
 #: Longest a sweep waits for the window to paint the result it follows (see _wait_until_shown).
 SHOWN_WAIT_S = 0.5
+#: Longest :meth:`EngineBridge.shutdown` waits for the worker to stop (closing stays prompt).
+SHUTDOWN_WAIT_S = 0.2
 
 
 class SweepCancelled(BaseException):
-    """Raised in the worker thread to abandon a sweep that a newer request made useless.
-    A BaseException, so no ``except Exception`` on the way swallows it."""
+    """Raised in the worker thread to abandon a sweep that a newer request made useless, or
+    anything it runs when the window closes. A BaseException, so no ``except Exception`` on
+    the way swallows it."""
 
 
 def _raise_in_thread(thread_id: int, exc: type[BaseException] | None) -> None:
@@ -66,6 +75,10 @@ class EngineBridge(QObject):
         #: the worker thread's id while it runs a sweep that may still be cancelled
         self._sweep_lock = threading.Lock()
         self._sweeping: int | None = None
+        #: the worker thread's id while it runs a request (None: idle), and whether the window
+        #: closed; both under _sweep_lock, which the worker also holds while it emits
+        self._running: int | None = None
+        self._closed = False
         #: the newest request id the window has painted (result_shown); 0: nothing shown yet
         self._shown = threading.Condition()
         self._shown_id = 0
@@ -87,7 +100,7 @@ class EngineBridge(QObject):
         self._prev_submit, self._last_submit = self._last_submit, now
         if self._worker is None:
             self._run(request)
-        else:
+        elif not self._closed:
             self._worker.submit(request)
             self._cancel_sweep()
             with self._shown:
@@ -123,20 +136,55 @@ class EngineBridge(QObject):
                 self._sweeping = None
 
     def shutdown(self) -> None:
-        """Join the worker: a QThread or Python thread still running at exit aborts Qt."""
-        if self._worker is not None:
-            self._cancel_sweep()  # a sweep at a few hundred tokens takes seconds
-            self._worker.stop()
-            self._worker = None
+        """Stop the worker without waiting for a long compute: the window closes at once.
+
+        After this the worker emits nothing, so a worker still inside a numpy call (it stops
+        at its next Python instruction) never touches the closing window's Qt objects."""
+        worker = self._worker
+        if worker is None or self._closed:
+            return
+        with self._sweep_lock:
+            self._closed = True
+            self._sweeping = None
+            if self._running is not None:  # a compute or a sweep: abandon it
+                _raise_in_thread(self._running, SweepCancelled)
+                self._running = None
+        with self._shown:
+            self._shown.notify_all()  # a sweep waiting for its paint wakes at once
+        worker.stop(SHUTDOWN_WAIT_S)
+
+    def _emit(self, signal: Signal, *args: object) -> None:
+        """Emit from the worker thread, unless the window has closed."""
+        with self._sweep_lock:
+            if not self._closed:
+                signal.emit(*args)  # type: ignore[attr-defined]
 
     def _run(self, request: Request) -> None:
+        with self._sweep_lock:
+            if self._closed:
+                return
+            if not self.sync:
+                self._running = threading.get_ident()
+        try:
+            self._run_request(request)
+        except SweepCancelled:
+            pass  # a newer request waits in the mailbox (or the window closed)
+        finally:
+            if not self.sync:
+                with self._sweep_lock:
+                    taken = self._running is None  # shutdown may have raised: take it back
+                    self._running = None
+                if taken:
+                    _raise_in_thread(threading.get_ident(), None)
+
+    def _run_request(self, request: Request) -> None:
         try:
             result = compute(request)
         except Exception as exc:  # a bug, not bad input: still never take the window down
             traceback.print_exc()
             result = Result(request.request_id, request.text,
                             error=f"internal error: {type(exc).__name__}: {exc}")
-        self._worker_result.emit(result)
+        self._emit(self._worker_result, result)
         # The sweep runs the layer ~130 times (tens of ms). While someone types (this request
         # came soon after the previous one) start it only after a pause, so a keystroke never
         # waits behind it; a lone request (start-up, a preset) sweeps at once.
@@ -146,10 +194,7 @@ class EngineBridge(QObject):
             return
         if self._worker is not None and not self._wait_until_shown(request.request_id):
             return
-        try:
-            self._sweep(request, result)
-        except SweepCancelled:
-            pass  # a newer request waits in the mailbox: the worker takes it next
+        self._sweep(request, result)
 
     def _sweep(self, request: Request, result: Result) -> None:
         if self._worker is not None:
@@ -174,7 +219,7 @@ class EngineBridge(QObject):
             if cancelled:  # in case the sweep ended before the exception was raised
                 _raise_in_thread(threading.get_ident(), None)
         if not cancelled:
-            self._worker_convergence.emit(request.request_id, conv)
+            self._emit(self._worker_convergence, request.request_id, conv)
 
     def _accept_result(self, result: Result) -> None:
         if result.request_id == self._latest_id:

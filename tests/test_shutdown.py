@@ -1,0 +1,84 @@
+"""Closing the window while the worker runs a compute of seconds (Qwen3-0.6B's layer on 2048
+tokens): the window closes at once, nothing reaches Qt afterwards, the worker stops on its own
+and the process exits cleanly."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import engine
+from app import bridge as bridge_module
+
+ROOT = Path(__file__).resolve().parent.parent
+LONG_TEXT = "字" * engine.MAX_TOKENS  # one token per character
+
+
+def test_closing_during_a_long_compute_is_prompt_and_leaves_nothing_running(
+        make_window, qtbot, qtlog):
+    window = make_window(text=None)
+    bridge = window.bridge
+    worker_thread = bridge._worker._thread
+    window.state.set_model(engine.Qwen3Config.qwen3_0_6b())
+    after_close = []
+    bridge.result_ready.connect(lambda r: after_close.append(r) if closed else None)
+    closed = False
+    window.editor.set_text(LONG_TEXT)
+    qtbot.waitUntil(lambda: bridge._running is not None, timeout=5000)
+    time.sleep(0.3)  # well inside the compute (seconds of it)
+    assert bridge._running is not None and window.state.result is None
+    start = time.perf_counter()
+    window.close()
+    closed = True
+    took = time.perf_counter() - start
+    assert took < 0.5, f"closing took {took:.2f} s"
+    # the compute was abandoned at its next Python instruction, not run to its end
+    worker_thread.join(15)
+    assert not worker_thread.is_alive()
+    qtbot.wait(50)  # anything queued to the main thread would arrive now
+    assert after_close == [] and window.state.result is None
+    assert [r.message for r in qtlog.records if not r.ignored] == []
+
+
+def test_a_new_request_after_shutdown_is_ignored(make_window):
+    window = make_window(text=None)
+    window.bridge.shutdown()
+    window.editor.set_text("a b")  # (a tour or a timer may still ask)
+    assert window.bridge._worker.idle() and window.state.result is None
+
+
+def test_the_app_process_exits_promptly_when_closed_during_a_long_compute(tmp_path):
+    script = textwrap.dedent(f"""
+        import sys, time
+        from app.__main__ import build_app
+        app = build_app(sys.argv)
+        import engine
+        from app.mainwindow import MainWindow
+        from PySide6.QtCore import QTimer
+        window = MainWindow(initial_text=None, persist_layout=False)
+        window.show()
+        window.state.set_model(engine.Qwen3Config.qwen3_0_6b())
+        window.editor.set_text("字" * {engine.MAX_TOKENS})
+        def close():
+            if window.bridge._running is None:
+                QTimer.singleShot(20, close)
+                return
+            start = time.perf_counter()
+            window.close()
+            print(f"closed in {{time.perf_counter() - start:.3f}}", flush=True)
+            app.quit()
+        QTimer.singleShot(300, close)
+        sys.exit(app.exec())
+    """)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DUALVIEW_CONFIG_DIR": str(tmp_path)}
+    env.pop("DUALVIEW_SYNC", None)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, timeout=60,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    closed_in = float(proc.stdout.split("closed in ")[1].split()[0])
+    assert closed_in < bridge_module.SHUTDOWN_WAIT_S + 0.3
+    noise = [line for line in proc.stderr.splitlines()
+             if line.strip() and "propagateSizeHints" not in line]
+    assert noise == []
