@@ -90,6 +90,8 @@ class Translations:
     def __init__(self) -> None:
         self.language = "en"
         self._installed: list[QTranslator] = []
+        #: Counts the calls of :meth:`apply` (each may change every translated string).
+        self.generation = 0
 
     def apply(self, language: str) -> bool:
         """Install the catalogue for ``language`` ("en" removes every translator).
@@ -100,6 +102,7 @@ class Translations:
         app = QCoreApplication.instance()
         if app is None:
             raise RuntimeError("create the QApplication before switching language")
+        self.generation += 1
         for translator in self._installed:
             QCoreApplication.removeTranslator(translator)
         self._installed = []
@@ -132,9 +135,11 @@ def translations() -> Translations:
 def switch_language(state: object, language: str) -> bool:
     """Switch the whole interface: Qt strings (LanguageChange) and the state's explanations."""
     ok = _translations.apply(language)
+    # the state first: panels set their texts once on its signal, the translator already in
+    # place, and skip the LanguageChange that follows (app.panels.base.Panel)
+    state.set_language(_translations.language)  # type: ignore[attr-defined]
     # Qt posts LanguageChange to every window: deliver it now, so the switch is done on return
     QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
-    state.set_language(_translations.language)  # type: ignore[attr-defined]
     return ok
 
 

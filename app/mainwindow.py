@@ -152,10 +152,12 @@ class KeyGuard(QObject):
         return False
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # every event of the application passes here (thousands in a language switch): the
+        # type test first, as event.type() makes a Python enum on each call
+        if not isinstance(event, QKeyEvent):
+            return False
         kind = event.type()
         if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
-            return False
-        if not isinstance(event, QKeyEvent):
             return False
         focus = QApplication.focusWidget()
         if not self._belongs(focus):

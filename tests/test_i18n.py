@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
 
 from app import i18n
+from app.docks import DOCKS
 
 TOOLS = shutil.which("pyside6-lupdate") and shutil.which("pyside6-lrelease")
 
@@ -189,3 +190,35 @@ def test_example_sentence_labels_follow_the_language(make_window):
     assert not any(label.startswith(("English", "Causality")) for label in chinese)
     window.set_language("en")
     assert [presets.itemText(i) for i in range(presets.count())] == english
+
+
+def test_a_language_switch_sets_each_panels_texts_and_draws_it_once(make_window, qtbot):
+    """The state's language_changed and Qt's LanguageChange both came with one switch, and
+    each lens panel set its texts twice (the step heatmap drew twice): ~60 ms of a switch."""
+    window = make_window(sync=True, text="a b c")
+    for spec in DOCKS:
+        dock = window.docks[spec.object_name]
+        dock.show()
+        dock.raise_()
+    panels = [window.panels[spec.object_name] for spec in DOCKS]
+    qtbot.waitUntil(lambda: all(p.isVisible() and p.is_current for p in panels), timeout=5000)
+    calls = {id(p): 0 for p in panels}
+
+    def counting(panel):
+        original = panel.retranslate
+
+        def retranslate():
+            calls[id(panel)] += 1
+            original()
+        return retranslate
+
+    for panel in panels:
+        panel.retranslate = counting(panel)
+    for language in ("zh", "en"):
+        epochs = {id(p): p.redraw_epoch for p in panels}
+        calls = dict.fromkeys(calls, 0)
+        window.set_language(language)
+        twice = [type(p).__name__ for p in panels
+                 if calls[id(p)] != 1 or p.redraw_epoch != epochs[id(p)] + 1]
+        assert twice == [], language
+        assert all(p.is_current for p in panels)

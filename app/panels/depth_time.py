@@ -243,7 +243,6 @@ class DepthTimePanel(Panel):
         self.t_line.sigDragged.connect(self._on_line_dragged)
         state.selection_changed.connect(self._on_selection_changed)
         state.convergence_changed.connect(self._on_convergence_changed)
-        state.language_changed.connect(lambda _lang: self.retranslate())
         self._apply_fonts()
         for name in ("palette_changed", "theme_changed"):  # view options, when the state has them
             signal = getattr(state, name, None)

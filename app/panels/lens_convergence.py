@@ -160,8 +160,6 @@ class ConvergencePanel(LensPanel):
         self.legend.addItem(self.second_curve, self.tr("second order"))
         self.legend.addItem(self.ref1, self.tr("slope 1"))
         self.legend.addItem(self.ref2, self.tr("slope 2"))
-        if self.state.result is not None:
-            self.request_redraw()
 
     def _fill_fit_box(self, ns: tuple[int, ...]) -> None:
         choices = [n for n in ns[:-2]]

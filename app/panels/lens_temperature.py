@@ -134,7 +134,6 @@ class LensPanel(Panel):
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
         self.built = False
-        state.language_changed.connect(lambda _lang: self.retranslate())
 
     def build(self) -> None:
         raise NotImplementedError

@@ -69,7 +69,6 @@ class StepHeatmapPanel(Panel):
         self.all_heads.toggled.connect(lambda _on: self.request_redraw())
         self.view.hovered.connect(self._on_hovered)
         state.selection_changed.connect(self._on_selection_changed)
-        state.language_changed.connect(lambda _lang: self.request_redraw())
         self.retranslate()
 
     def retranslate(self) -> None:

@@ -38,7 +38,6 @@ class StepListPanel(Panel):
 
         self.tree.currentItemChanged.connect(self._on_current_item_changed)
         state.selection_changed.connect(self._on_selection_changed)
-        state.language_changed.connect(lambda _lang: self.retranslate())
         self.retranslate()
         self._sync_current()
 
