@@ -794,6 +794,7 @@ class MainWindow(QMainWindow):
         self.state.set_presentation(on)
 
     def _on_presentation_changed(self, on: bool) -> None:
+        scale_before = self.state.font_scale
         self.presentation_action.blockSignals(True)
         self.presentation_action.setChecked(on)
         self.presentation_action.blockSignals(False)
@@ -823,7 +824,8 @@ class MainWindow(QMainWindow):
             if saved is not None:  # once the window has its normal size again
                 self._pending_restore = saved
                 QTimer.singleShot(0, self._restore_after_presentation)
-        self.restyle_plots()
+        if self.state.font_scale == scale_before:  # else _on_font_scale_changed restyled them
+            self.restyle_plots()  # (the line factor follows the mode)
 
     def stack_columns(self) -> None:
         """Each default column shows its upper dock at full height, with the lower one as a

@@ -241,3 +241,22 @@ def test_masked_cells_read_as_no_weight_on_either_theme(make_window, qtbot):
     causality = window.panels["causalityDock"]
     assert causality.grid_view.plot.getViewBox().background.brush().color() == \
         causality.grid_view.zero_colour  # the diff views keep their zero colour
+
+
+def test_presentation_mode_restyles_the_plots_once(make_window, monkeypatch):
+    """The font-scale change restyled every plot, and the mode change did it again."""
+    window = make_window(sync=True, text="a b")
+    styled = []
+    original = presentation.style_plots
+
+    def counting(root, *args, **kwargs):
+        if root is window:
+            styled.append(args)
+        return original(root, *args, **kwargs)
+
+    monkeypatch.setattr(presentation, "style_plots", counting)
+    window.set_presentation(True)
+    assert len(styled) == 1 and styled[0][1] == presentation.PRESENTATION_LINE_FACTOR
+    styled.clear()
+    window.set_presentation(False)
+    assert len(styled) == 1 and styled[0][1] == 1.0
