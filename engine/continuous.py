@@ -24,20 +24,17 @@ from typing import Literal
 
 import numpy as np
 
-from engine import ops, parallel
+from engine import ops
 from engine._checks import check_config
 from engine._checks import real as _real
 from engine.config import Qwen3Config
 from engine.errors import EngineError, Phrase
 from engine.layer import (
     LayerTrace,
-    _rope_tables,
-    attend,
+    attention_sublayer,
     check_flag,
     check_input,
-    mlp_hidden,
-    project_qkv,
-    rope,
+    mlp_sublayer,
 )
 from engine.weights import LayerWeights
 
@@ -75,8 +72,8 @@ def _check_weights(weights: object, config: Qwen3Config) -> None:
 class _Branches:
     """``A(u)`` and ``M(u)`` for one layer and one sequence length, fast enough to sweep.
 
-    The same functions as ``run_layer`` (``engine.layer``'s ``project_qkv``, ``attend``,
-    ``mlp_hidden`` and ``ops``), so for a ``[T, D]`` state the branches reproduce its ``o_proj``
+    The same functions as ``run_layer`` (``engine.layer``'s ``attention_sublayer``,
+    ``mlp_sublayer`` and ``ops``), so for a ``[T, D]`` state the branches reproduce its ``o_proj``
     and ``down_proj`` bit for bit (a test holds this). :func:`convergence` evaluates them about
     a thousand times on a toy-sized state, where numpy's per-call overhead, not arithmetic, is
     the cost: the RoPE tables are built once per T, q/k/v and gate/up are one matrix product
@@ -88,35 +85,19 @@ class _Branches:
     def __init__(self, weights: LayerWeights, config: Qwen3Config, t: int,
                  causal: bool) -> None:
         self.weights, self.config, self.t, self.causal = weights, config, t, causal
-        self.rope_tables = _rope_tables(t, config.head_dim, config.rope_theta)  # [T, d] x3
         self.eps = config.rms_norm_eps
         self.w_in = weights["input_layernorm.weight"]
-        self.w_qn = weights["self_attn.q_norm.weight"]
-        self.w_kn = weights["self_attn.k_norm.weight"]
-        self.w_o = weights["self_attn.o_proj.weight"]  # [out, in], as run_layer uses them
         self.w_post = weights["post_attention_layernorm.weight"]
-        self.w_down = weights["mlp.down_proj.weight"]
 
     def attention(self, u: np.ndarray) -> np.ndarray:
         """``A(u) = o_proj(attention(RMSNorm₁(u)))`` for ``u [..., T, D]``."""
-        config, t, lead = self.config, self.t, u.shape[:-2]
-        n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
         normed = ops.rms_norm(u, self.w_in, self.eps)  # [..., T, D]
-        query_proj, key_proj, value_proj = project_qkv(normed, self.weights, config)
-        query_normed = ops.rms_norm(query_proj.reshape(*lead, t, n_heads, d), self.w_qn,
-                                    self.eps)  # [..., T, H, d]
-        key_normed = ops.rms_norm(key_proj.reshape(*lead, t, n_kv, d), self.w_kn, self.eps)
-        query_states = rope(query_normed.swapaxes(-3, -2), self.rope_tables)  # [..., H, T, d]
-        key_states = rope(key_normed.swapaxes(-3, -2), self.rope_tables)  # [..., Hkv, T, d]
-        value_states = value_proj.reshape(*lead, t, n_kv, d).swapaxes(-3, -2)  # [..., Hkv, T, d]
-        context = attend(query_states, key_states, value_states, config, self.causal)[3]
-        return parallel.linear(context, self.w_o)  # [..., T, D]
+        return attention_sublayer(normed, self.weights, self.config, self.causal).output
 
     def mlp(self, u: np.ndarray) -> np.ndarray:
         """``M(u) = down_proj(SiLU(gate) ⊙ up)`` of ``RMSNorm₂(u)``, token by token."""
         normed = ops.rms_norm(u, self.w_post, self.eps)  # [..., T, D]
-        gated = mlp_hidden(normed, self.weights, self.config)[3]
-        return parallel.linear(gated, self.w_down)  # [..., T, D]
+        return mlp_sublayer(normed, self.weights, self.config).output
 
     def field(self, u: np.ndarray) -> np.ndarray:
         """The flow's right-hand side ``F(u) = A(u) + M(u)`` (both branches at the same u)."""

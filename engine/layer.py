@@ -10,7 +10,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -369,8 +369,9 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
                                                        np.ndarray]:
     """``scores, masked, probs [..., H, T, T]`` and ``context [..., T, H*d]``.
 
-    ``query_states [..., H, T, d]`` (C-ordered), ``key_states``/``value_states [..., Hkv, T, d]``.
-    GQA: query head ``h = kv·G + g`` reads kv head ``kv`` (a broadcast, no copy). Rows of
+    ``query_states [..., H, T, d]`` (C-ordered), ``key_states``/``value_states [..., Hkv, T, d]``
+    (every head of the layer, or whole kv-head groups of them). GQA: query head ``h = kv·G + g``
+    reads kv head ``kv`` (a broadcast, no copy). Rows of
     attention are independent, so it runs in blocks of query rows (``_block_rows``): each
     block's scores, mask, softmax and context are computed while the block is in cache, and
     every BLAS call stays on one thread. A row's numbers do not depend on the blocking.
@@ -378,9 +379,10 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
     both). Callers hold ``np.errstate`` if the scores may overflow.
     """
     lead = query_states.shape[:-3]
-    n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
+    # the heads given (all of the layer's, or one thread's kv-head groups: attention_sublayer)
+    n_heads, n_kv, d = query_states.shape[-3], key_states.shape[-3], config.head_dim
     t, scale = query_states.shape[-2], d**-0.5
-    by_group = (*lead, n_kv, config.group_size)  # the head axis as (kv head, head in group)
+    by_group = (*lead, n_kv, n_heads // n_kv)  # the head axis as (kv head, head in group)
     query = query_states.reshape(*by_group, t, d)
     keys = key_states.swapaxes(-1, -2)[..., None, :, :]  # [..., Hkv, 1, d, T]
     values = value_states[..., None, :, :]  # [..., Hkv, 1, T, d]
@@ -424,39 +426,211 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
 
 def mlp_hidden(normed: np.ndarray, weights: LayerWeights,
                config: Qwen3Config) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``gate, up, SiLU(gate), SiLU(gate) ⊙ up``, each ``[..., T, F]``, of ``normed``.
-
-    gate and up come from one matrix product with the row-stacked ``[W_gate; W_up]`` (column
-    views of its result); a big ``[T, D]`` input is shared out by columns instead. Callers hold
-    ``np.errstate(over="ignore")`` (or ``all``).
-    """
+    """``gate, up, SiLU(gate), SiLU(gate) ⊙ up``, each ``[..., T, F]``, of ``normed``, in the
+    calling thread: one matrix product with the row-stacked ``[W_gate; W_up]`` (column views of
+    its result). Callers hold ``np.errstate(over="ignore")`` (or ``all``)."""
     width = config.intermediate_size
-    parts = parallel.shares(normed, 2 * width)
-    if parts > 1:  # big: each thread its columns of both products, then its rows of the gating
-        gate, up = parallel.linear_many(
-            normed, [weights["mlp.gate_proj.weight"], weights["mlp.up_proj.weight"]], parts)
-        gate_act, gated = np.empty_like(gate), np.empty_like(gate)
-
-        def gating(rows: slice) -> None:  # whole rows: contiguous, ~1.4x faster than columns
-            ops.silu_array(gate[rows], out=gate_act[rows])
-            np.multiply(gate_act[rows], up[rows], out=gated[rows])
-
-        rows = min(parts, normed.shape[0])
-        parallel.run([lambda r=r: gating(r) for r in parallel.even_slices(normed.shape[0], rows)])
-        return gate, up, gate_act, gated
     gate_up = normed @ weights.stacked("gate_up").T  # [..., T, 2F]
     gate, up = gate_up[..., :width], gate_up[..., width:]
     gate_act = ops.silu_array(gate)  # callers hold np.errstate: exp(-x) may overflow to inf
     return gate, up, gate_act, gate_act * up
 
 
+class AttentionParts(NamedTuple):
+    """What :func:`attention_sublayer` computes, in the layer's step shapes."""
+
+    query_proj: np.ndarray  # [..., T, H*d]
+    key_proj: np.ndarray  # [..., T, Hkv*d]
+    value_proj: np.ndarray  # [..., T, Hkv*d]
+    query_normed: np.ndarray  # [..., T, H, d]
+    key_normed: np.ndarray  # [..., T, Hkv, d]
+    query_states: np.ndarray  # [..., H, T, d], RoPE applied
+    key_states: np.ndarray  # [..., Hkv, T, d], RoPE applied
+    value_states: np.ndarray  # [..., Hkv, T, d]
+    kv_repeat: np.ndarray | None  # [H, T, 2d] (K left, V right), when asked for
+    scores: np.ndarray  # [..., H, T, T]
+    masked: np.ndarray  # [..., H, T, T]: its own array, a copy of scores without the mask
+    probs: np.ndarray  # [..., H, T, T]
+    context: np.ndarray  # [..., T, H*d]
+    output: np.ndarray  # [..., T, D]: o_proj
+
+
+class MlpParts(NamedTuple):
+    """What :func:`mlp_sublayer` computes, each ``[..., T, F]`` but ``output [..., T, D]``."""
+
+    gate: np.ndarray
+    up: np.ndarray
+    gate_act: np.ndarray
+    gated: np.ndarray
+    output: np.ndarray  # down_proj
+
+
+def kv_groups(normed: np.ndarray, config: Qwen3Config) -> list[slice]:
+    """The kv-head ranges :func:`attention_sublayer` shares out over threads, one per thread
+    (one range: not shared). Depends on the input's shape and the thread count only."""
+    n_kv = config.num_key_value_heads
+    columns = (config.num_attention_heads + 2 * n_kv) * config.head_dim
+    parts = parallel.shares(normed, columns)
+    return [slice(0, n_kv)] if parts == 1 else parallel.even_slices(n_kv, min(parts, n_kv))
+
+
+def _head_columns(kv: slice, config: Qwen3Config) -> slice:
+    """The columns of q_proj (and of the context, and of o_proj's inner axis) that belong to
+    the query heads reading the kv heads ``kv``."""
+    width = config.group_size * config.head_dim
+    return slice(kv.start * width, kv.stop * width)
+
+
+def _sum_in_order(parts: list[np.ndarray]) -> np.ndarray:
+    """``((p0 + p1) + p2) + …``: the same bits whichever thread made each part."""
+    total = parts[0] + parts[1] if len(parts) > 1 else parts[0].copy()
+    for part in parts[2:]:
+        total += part
+    return total
+
+
+def project_heads_out(context: np.ndarray, weight: np.ndarray, groups: list[slice],
+                      config: Qwen3Config) -> np.ndarray:
+    """o_proj, ``context [T, H*d] @ weight.T``, summed over the head groups ``groups`` (from
+    :func:`kv_groups`) as :func:`attention_sublayer` sums it: one product per group over its
+    heads' columns, added in order. One group: one product."""
+    if len(groups) == 1:
+        return parallel.linear(context, weight)
+    return _sum_in_order([context[:, cols] @ weight[:, cols].T
+                          for cols in (_head_columns(kv, config) for kv in groups)])
+
+
+def attention_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3Config,
+                       causal: bool, *, kv_repeat: bool = False) -> AttentionParts:
+    """The attention branch of ``normed [..., T, D]`` (RMSNorm₁'s output), every intermediate.
+
+    A big ``[T, D]`` input is shared out by kv heads (:func:`kv_groups`): each thread takes whole
+    GQA groups — their columns of q/k/v_proj, their q/k-norm, RoPE and attention, and their
+    heads' share of o_proj — so the threads meet once, to add the o_proj shares. Every entry up
+    to the context is the same bits as in one thread (a dot product over the same inner axis, a
+    row's own norm and softmax); o_proj is the sum of the groups' products, which differs from
+    one product over all heads only in rounding (~1e-16), and rows never mix, so the causal
+    statements hold bit for bit. Callers hold ``np.errstate(all="ignore")``.
+    """
+    groups = kv_groups(normed, config)
+    if len(groups) == 1:
+        return _attention_whole(normed, weights, config, causal, kv_repeat)
+    t = normed.shape[0]
+    n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
+    eps, group = config.rms_norm_eps, config.group_size
+    tables = _rope_tables(t, d, config.rope_theta)
+    w_q, w_k, w_v, w_o = (weights[f"self_attn.{name}_proj.weight"] for name in "qkvo")
+    w_qn, w_kn = weights["self_attn.q_norm.weight"], weights["self_attn.k_norm.weight"]
+    query_proj, key_proj, value_proj = (np.empty((t, n * d)) for n in (n_heads, n_kv, n_kv))
+    query_normed, key_normed = np.empty((t, n_heads, d)), np.empty((t, n_kv, d))
+    query_states, key_states = np.empty((n_heads, t, d)), np.empty((n_kv, t, d))
+    repeat = np.empty((n_heads, t, 2 * d)) if kv_repeat else None
+    scores, masked, probs = (np.empty((n_heads, t, t)) for _ in range(3))
+    context = np.empty((t, n_heads * d))
+    shares: list[np.ndarray] = [context] * len(groups)  # each thread's o_proj share
+
+    def share(i: int) -> None:
+        kv = groups[i]
+        heads, cols = slice(kv.start * group, kv.stop * group), _head_columns(kv, config)
+        kv_cols = slice(kv.start * d, kv.stop * d)
+        np.matmul(normed, w_q[cols].T, out=query_proj[:, cols])
+        np.matmul(normed, w_k[kv_cols].T, out=key_proj[:, kv_cols])
+        np.matmul(normed, w_v[kv_cols].T, out=value_proj[:, kv_cols])
+        query_normed[:, heads] = ops.rms_norm(query_proj[:, cols].reshape(t, -1, d), w_qn, eps)
+        key_normed[:, kv] = ops.rms_norm(key_proj[:, kv_cols].reshape(t, -1, d), w_kn, eps)
+        query_states[heads] = rope(query_normed[:, heads].transpose(1, 0, 2), tables)
+        key_states[kv] = rope(key_normed[:, kv].transpose(1, 0, 2), tables)
+        values = value_proj[:, kv_cols].reshape(t, -1, d).transpose(1, 0, 2)  # [kv, T, d]
+        if repeat is not None:
+            _fill_kv_repeat(repeat[heads], key_states[kv], values)
+        s, m, p, c = attend(query_states[heads], key_states[kv], values, config, causal)
+        scores[heads], masked[heads], probs[heads], context[:, cols] = s, m, p, c
+        shares[i] = context[:, cols] @ w_o[:, cols].T
+
+    parallel.run([lambda i=i: share(i) for i in range(len(groups))])
+    value_states = value_proj.reshape(t, n_kv, d).transpose(1, 0, 2)
+    return AttentionParts(query_proj, key_proj, value_proj, query_normed, key_normed,
+                          query_states, key_states, value_states, repeat, scores, masked, probs,
+                          context, _sum_in_order(shares))
+
+
+def _fill_kv_repeat(out: np.ndarray, key_states: np.ndarray, value_states: np.ndarray) -> None:
+    """``out [Hkv·G, T, 2d]``: query head h's kv head's K (left) and V (right), for display."""
+    n_kv, t, d = key_states.shape
+    by_group = out.reshape(n_kv, -1, t, 2 * d)  # a view: [Hkv, G, T, 2d]
+    by_group[..., :d] = key_states[:, None]
+    by_group[..., d:] = value_states[:, None]
+
+
+def _attention_whole(normed: np.ndarray, weights: LayerWeights, config: Qwen3Config,
+                     causal: bool, kv_repeat: bool) -> AttentionParts:
+    """:func:`attention_sublayer` with no head groups: any batch axes, the big products still
+    shared out by columns (``project_qkv``, ``attend``, ``parallel.linear``)."""
+    lead, t = normed.shape[:-2], normed.shape[-2]
+    n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
+    eps = config.rms_norm_eps
+    query_proj, key_proj, value_proj = project_qkv(normed, weights, config)
+    query_normed = ops.rms_norm(query_proj.reshape(*lead, t, n_heads, d),
+                                weights["self_attn.q_norm.weight"], eps)  # [..., T, H, d]
+    key_normed = ops.rms_norm(key_proj.reshape(*lead, t, n_kv, d),
+                              weights["self_attn.k_norm.weight"], eps)  # [..., T, Hkv, d]
+    tables = _rope_tables(t, d, config.rope_theta)
+    query_states = rope(query_normed.swapaxes(-3, -2), tables)  # [..., H, T, d]
+    key_states = rope(key_normed.swapaxes(-3, -2), tables)  # [..., Hkv, T, d]
+    value_states = value_proj.reshape(*lead, t, n_kv, d).swapaxes(-3, -2)  # [..., Hkv, T, d]
+    repeat = None
+    if kv_repeat:
+        repeat = np.empty((n_heads, t, 2 * d))
+        _fill_kv_repeat(repeat, key_states, value_states)
+    scores, masked, probs, context = attend(query_states, key_states, value_states, config,
+                                            causal)
+    if not causal:
+        masked = scores.copy()  # its own step, equal to the scores
+    output = parallel.linear(context, weights["self_attn.o_proj.weight"])  # [..., T, D]
+    return AttentionParts(query_proj, key_proj, value_proj, query_normed, key_normed,
+                          query_states, key_states, value_states, repeat, scores, masked, probs,
+                          context, output)
+
+
+def mlp_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3Config) -> MlpParts:
+    """The MLP branch of ``normed [..., T, D]`` (RMSNorm₂'s output), every intermediate.
+
+    A big ``[T, D]`` input is shared out by the MLP's columns: each thread takes its columns of
+    gate and up, their SiLU and gating, and their share of down_proj's inner axis, so the
+    threads meet once, to add the down_proj shares (rounding as in o_proj: see
+    :func:`attention_sublayer`). Callers hold ``np.errstate(over="ignore")`` (or ``all``).
+    """
+    width = config.intermediate_size
+    w_down = weights["mlp.down_proj.weight"]
+    parts = parallel.shares(normed, 2 * width)
+    if parts == 1:
+        gate, up, gate_act, gated = mlp_hidden(normed, weights, config)
+        return MlpParts(gate, up, gate_act, gated, parallel.linear(gated, w_down))
+    w_gate, w_up = weights["mlp.gate_proj.weight"], weights["mlp.up_proj.weight"]
+    gate, up, gate_act, gated = (np.empty((normed.shape[0], width)) for _ in range(4))
+    columns = parallel.even_slices(width, parts)
+    shares: list[np.ndarray] = [gate] * len(columns)
+
+    def share(i: int) -> None:
+        cols = columns[i]
+        np.matmul(normed, w_gate[cols].T, out=gate[:, cols])
+        np.matmul(normed, w_up[cols].T, out=up[:, cols])
+        ops.silu_array(gate[:, cols], out=gate_act[:, cols])
+        np.multiply(gate_act[:, cols], up[:, cols], out=gated[:, cols])
+        shares[i] = gated[:, cols] @ w_down[:, cols].T
+
+    parallel.run([lambda i=i: share(i) for i in range(len(columns))])
+    return MlpParts(gate, up, gate_act, gated, _sum_in_order(shares))
+
+
 def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
              causal: bool) -> list[np.ndarray]:
     """The forward itself, one line per tensor, returning the 23 arrays in step order.
 
-    Each step is recorded as soon as it exists: made C-contiguous (display code wants C order;
-    the q/k/v and gate/up views stay internal) and checked for overflow. Steps are recorded in
-    order, so the error names the first step that overflowed, and nothing after it is computed.
+    Each sub-step (attention, MLP) is computed whole, then its steps are recorded in order:
+    made C-contiguous (display code wants C order; the q/k/v and gate/up views stay internal)
+    and checked for overflow, so the error names the first step that overflowed, and the MLP is
+    not computed after an overflow in attention.
     Most steps need no reading for that: a bound on their max |value| follows from the bounds
     of the steps they are made of and the weights' (a product of K terms is at most K times the
     largest factors, a convex combination at most its largest term). Only when such a bound is
@@ -495,55 +669,35 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     # --- attention sub-step: h = x + A(RMSNorm1(x)) ---
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
     record(normed, norm_of=Phrase("a row of embed"), norm_input=hidden_states)
-    query_proj, key_proj, value_proj = project_qkv(normed, w, config)  # [T, H*d], [T, Hkv*d] x2
-    for proj, weight in ((query_proj, "self_attn.q_proj.weight"),
-                         (key_proj, "self_attn.k_proj.weight"),
-                         (value_proj, "self_attn.v_proj.weight")):
+    attn = attention_sublayer(normed, w, config, causal, kv_repeat=True)
+    for proj, weight in ((attn.query_proj, "self_attn.q_proj.weight"),
+                         (attn.key_proj, "self_attn.k_proj.weight"),
+                         (attn.value_proj, "self_attn.v_proj.weight")):
         record(proj, product_bound("input_layernorm", weight, d_model))
-    query_proj, key_proj, value_proj = steps[2:5]  # their C-ordered copies: the same values
-    query_normed = ops.rms_norm(query_proj.reshape(t, n_heads, d),
-                                w["self_attn.q_norm.weight"], eps)  # [T, H, d]
-    key_normed = ops.rms_norm(key_proj.reshape(t, n_kv, d),
-                              w["self_attn.k_norm.weight"], eps)  # [T, Hkv, d]
-    record(query_normed, norm_of=Phrase("a head's slice of q_proj"),
-           norm_input=query_proj.reshape(t, n_heads, d))
-    record(key_normed, norm_of=Phrase("a head's slice of k_proj"),
-           norm_input=key_proj.reshape(t, n_kv, d))
-    tables = _rope_tables(t, d, config.rope_theta)  # cos, sin, signed sin: [T, d]
-    query_states = rope(query_normed.transpose(1, 0, 2), tables)  # [H, T, d]
-    key_states = rope(key_normed.transpose(1, 0, 2), tables)  # [Hkv, T, d]
-    record(query_states, 2 * bound["q_norm"])  # x·cos ± x'·sin
-    record(key_states, 2 * bound["k_norm"])
-    value_states = value_proj.reshape(t, n_kv, d).transpose(1, 0, 2)  # [Hkv, T, d]
-    # GQA, recorded for display: query head h reads kv head h // G (K left, V right)
-    kv_repeat = np.empty((n_heads, t, 2 * d))  # [H, T, 2d]
-    kv_groups = kv_repeat.reshape(n_kv, config.group_size, t, 2 * d)  # a view: [Hkv, G, T, 2d]
-    kv_groups[..., :d] = key_states[:, None]
-    kv_groups[..., d:] = value_states[:, None]
-    record(kv_repeat)
-    scores, masked, probs, context = attend(query_states, key_states, value_states, config,
-                                            causal)  # [H, T, T] x3, [T, H*d]
-    if not causal:
-        masked = scores.copy()  # its own step, equal to the scores
-    record(scores, d * bound["q_rope"] * bound["k_rope"] * d**-0.5)
-    record(masked)
-    record(probs)
-    record(context, bound["v_proj"])  # each row a convex combination of V's rows
-    attn_output = parallel.linear(context, w["self_attn.o_proj.weight"])  # [T, D]
-    record(attn_output, product_bound("attn_context", "self_attn.o_proj.weight", n_heads * d))
-    residual_attn = hidden_states + attn_output  # [T, D]
+    record(attn.query_normed, norm_of=Phrase("a head's slice of q_proj"),
+           norm_input=steps[2].reshape(t, n_heads, d))
+    record(attn.key_normed, norm_of=Phrase("a head's slice of k_proj"),
+           norm_input=steps[3].reshape(t, n_kv, d))
+    record(attn.query_states, 2 * bound["q_norm"])  # x·cos ± x'·sin
+    record(attn.key_states, 2 * bound["k_norm"])
+    record(attn.kv_repeat)  # GQA, for display: query head h reads kv head h // G
+    record(attn.scores, d * bound["q_rope"] * bound["k_rope"] * d**-0.5)
+    record(attn.masked)
+    record(attn.probs)
+    record(attn.context, bound["v_proj"])  # each row a convex combination of V's rows
+    record(attn.output, product_bound("attn_context", "self_attn.o_proj.weight", n_heads * d))
+    residual_attn = hidden_states + attn.output  # [T, D]
     record(residual_attn, bound["embed"] + bound["o_proj"])
 
     # --- MLP sub-step: out = h + M(RMSNorm2(h)) ---
     normed2 = ops.rms_norm(residual_attn, w["post_attention_layernorm.weight"], eps)  # [T, D]
     record(normed2, norm_of=Phrase("a row of resid_attn"), norm_input=residual_attn)
-    gate, up, gate_act, gated = mlp_hidden(normed2, w, config)  # [T, F] each
-    record(gate, product_bound("post_attention_layernorm", "mlp.gate_proj.weight", d_model))
-    record(up, product_bound("post_attention_layernorm", "mlp.up_proj.weight", d_model))
-    record(gate_act)
-    record(gated, bound["gate_proj"] * bound["up_proj"])  # |SiLU(g)| <= |g|
-    mlp_output = parallel.linear(gated, w["mlp.down_proj.weight"])  # [T, D]
-    record(mlp_output, product_bound("gated", "mlp.down_proj.weight", config.intermediate_size))
-    output = residual_attn + mlp_output  # [T, D]
+    mlp = mlp_sublayer(normed2, w, config)  # [T, F] each, down [T, D]
+    record(mlp.gate, product_bound("post_attention_layernorm", "mlp.gate_proj.weight", d_model))
+    record(mlp.up, product_bound("post_attention_layernorm", "mlp.up_proj.weight", d_model))
+    record(mlp.gate_act)
+    record(mlp.gated, bound["gate_proj"] * bound["up_proj"])  # |SiLU(g)| <= |g|
+    record(mlp.output, product_bound("gated", "mlp.down_proj.weight", config.intermediate_size))
+    output = residual_attn + mlp.output  # [T, D]
     record(output, bound["resid_attn"] + bound["down_proj"])
     return steps

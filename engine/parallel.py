@@ -2,16 +2,19 @@
 
 With few rows (T = 64 at the Qwen3-0.6B shape) OpenBLAS's own threads each take part of every
 product and wait for one another at every call. Here each thread instead takes whole output
-columns (its own rows of W) with BLAS on one thread, and the MLP's SiLU and gating are split
-by rows. On an idle machine that is as fast as OpenBLAS's threads (~30 GFLOP/s per core either
-way, what torch's MKL reaches too); with other work on the cores it was two to three times
-faster here, because no thread waits for another one at every call. q/k/v and gate/up also come
-out as their own C-ordered arrays, with no copies out of a fused product.
+columns (its own rows of W) with BLAS on one thread. The layer's two sub-steps go further
+(``engine.layer.attention_sublayer`` and ``mlp_sublayer``): a thread takes whole GQA head
+groups through projections, norms, RoPE, attention and their share of o_proj, or whole MLP
+columns through gate, up, SiLU, gating and their share of down_proj, so the threads meet twice
+per layer instead of at every product. Waking a sleeping thread costs 0.1–0.3 ms on this kind
+of virtual machine, and a thread that waits for its slowest peer at every meeting loses more
+when other work shares the cores.
 
-Bits: an output entry is one dot product over the inner axis whichever columns are computed
-next to it, and rows never mix, so the causal statements hold as before (tests check the split
-against the golden data and the unsplit computation, and the causality of the split path
-bitwise).
+Bits: an output entry of a column share is one dot product over the inner axis whichever
+columns are computed next to it, and rows never mix, so the causal statements hold as before;
+only o_proj and down_proj, sums of the threads' shares of their inner axis, round differently
+from one product (~1e-16; tests check the split against the golden data and the unsplit
+computation, and the causality of the split path bitwise).
 
 The number of threads is the number BLAS was given (``OPENBLAS_NUM_THREADS``, else the
 cores); with one, or with no BLAS whose threads can be set (threadpoolctl finds it), everything
@@ -113,15 +116,32 @@ def single_threaded_blas() -> Any:
                 _set_blas_threads(_saved_threads)
 
 
+#: Set in a thread while it runs one of :func:`run`'s tasks: a task that calls :func:`run` again
+#: (a shared-out attention inside a head group's share) then runs its tasks in turn itself,
+#: since the pool's threads are all busy with the outer tasks and would never get to them.
+_inside = threading.local()
+
+
+def _as_share(task: Callable[[], object]) -> None:
+    _inside.active = True
+    try:
+        task()
+    finally:
+        _inside.active = False
+
+
 def run(tasks: Sequence[Callable[[], object]]) -> None:
     """Run ``tasks`` at once, the first in this thread, with BLAS on one thread each.
 
     Each task runs in a copy of the caller's context, so ``np.errstate`` carries over.
-    Exceptions are raised here, after every task has finished.
+    Exceptions are raised here, after every task has finished. Called from inside a task, it
+    runs the tasks one after another in the calling thread (the same numbers: a task's result
+    never depends on which thread runs it).
     """
     global _pool
-    if len(tasks) == 1:
-        tasks[0]()
+    if len(tasks) == 1 or getattr(_inside, "active", False):
+        for task in tasks:
+            task()
         return
     if _pool is None:
         count = workers()  # before taking the lock: workers() takes it too on its first call
@@ -129,9 +149,10 @@ def run(tasks: Sequence[Callable[[], object]]) -> None:
             if _pool is None:
                 _pool = ThreadPoolExecutor(max(1, count - 1), thread_name_prefix="engine-product")
     with single_threaded_blas():
-        futures = [_pool.submit(contextvars.copy_context().run, task) for task in tasks[1:]]
+        futures = [_pool.submit(contextvars.copy_context().run, _as_share, task)
+                   for task in tasks[1:]]
         try:
-            tasks[0]()
+            _as_share(tasks[0])
         finally:
             for future in futures:
                 future.exception()  # wait for every task before anything is raised

@@ -8,6 +8,7 @@ that path against what it must equal.
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from engine import (
     Qwen3Config,
     compare_traces,
     embed,
+    layer,
     parallel,
     run_layer,
 )
@@ -190,3 +192,87 @@ print("ok")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+#: Three kv heads over two threads: groups of unequal size (two kv heads, then one).
+UNEVEN = Qwen3Config(hidden_size=48, intermediate_size=100, num_attention_heads=6,
+                     num_key_value_heads=3, head_dim=16, rms_norm_eps=1e-6, rope_theta=1e4)
+
+
+def count_meetings(monkeypatch) -> list[int]:
+    """Each outer :func:`parallel.run` call's task count (nested calls run in their thread)."""
+    meetings: list[int] = []
+    run = parallel.run
+
+    def counted(tasks):
+        if not getattr(parallel._inside, "active", False):
+            meetings.append(len(tasks))
+        run(tasks)
+
+    monkeypatch.setattr(parallel, "run", counted)
+    return meetings
+
+
+def test_the_split_layer_meets_its_threads_twice(split_everything, monkeypatch):
+    # once for the attention sub-step (whole head groups), once for the MLP (whole columns):
+    # every meeting waits for a sleeping thread to wake and for the slowest thread
+    meetings = count_meetings(monkeypatch)
+    trace = run_layer(embed(tokens(150), MEDIUM.hidden_size), LayerWeights.random(MEDIUM, seed=9),
+                      MEDIUM)
+    assert meetings == [2, 2]
+    assert trace["attn_probs"].shape == (4, 150, 150)
+
+
+@pytest.mark.parametrize("config", [MEDIUM, UNEVEN], ids=["even", "uneven"])
+def test_head_groups_agree_with_one_thread_and_keep_causality(split_everything, config):
+    weights = LayerWeights.random(config, seed=10)
+    x = embed(tokens(90), config.hidden_size)
+    assert [g.stop - g.start for g in layer.kv_groups(x, config)] == \
+        ([1, 1] if config is MEDIUM else [1, 2])
+    shared = run_layer(x, weights, config)
+    parallel.set_workers(1)
+    alone = run_layer(x, weights, config)
+    parallel.set_workers(2)
+    for a, b in zip(shared, alone, strict=True):  # o_proj, down_proj: sums of shares
+        finite = np.isfinite(b.array)
+        assert np.array_equal(finite, np.isfinite(a.array)), a.name
+        scale = max(1.0, float(np.abs(b.array[finite]).max()))
+        assert np.abs(a.array[finite] - b.array[finite]).max() <= 1e-13 * scale, a.name
+    edited = run_layer(embed(tokens(90, "dog"), config.hidden_size), weights, config)
+    report = compare_traces(shared, edited)
+    assert report.first_changed == 89 and report.exact
+
+
+def test_lens_sums_o_proj_as_the_split_layer_does(split_everything):
+    from engine.lenses import qwen3_attention
+
+    weights = LayerWeights.random(UNEVEN, seed=11)
+    x = embed(tokens(60), UNEVEN.hidden_size)
+    trace = run_layer(x, weights, UNEVEN)
+    ours = qwen3_attention(x, weights, UNEVEN)
+    assert np.array_equal(ours.output, trace["o_proj"])
+    assert np.array_equal(ours.context, trace["attn_context"])
+
+
+def test_a_task_that_shares_out_again_runs_its_tasks_itself(split_everything):
+    # the pool's one thread is busy with the outer task: handing it more would wait forever
+    seen: list[tuple[str, int]] = []
+
+    def inner(label):
+        return lambda: seen.append((label, threading.get_ident()))
+
+    def outer(i):
+        return lambda: parallel.run([inner(f"{i}a"), inner(f"{i}b")])
+
+    done = threading.Event()
+
+    def body():
+        parallel.run([outer(0), outer(1)])
+        done.set()
+
+    threading.Thread(target=body, daemon=True).start()  # a deadlock fails here, not hangs
+    assert done.wait(30), "a share that shared out again waited for the pool's busy thread"
+    threads = dict(seen)
+    assert sorted(threads) == ["0a", "0b", "1a", "1b"]
+    assert threads["0a"] == threads["0b"] and threads["1a"] == threads["1b"]
+    assert threads["0a"] != threads["1a"]  # the outer tasks did run in two threads

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import ops, parallel
+from engine import ops
 from engine.config import Qwen3Config
 from engine.errors import EngineError
 from engine.layer import (
@@ -25,6 +25,8 @@ from engine.layer import (
     attend,
     check_flag,
     check_input,
+    kv_groups,
+    project_heads_out,
     project_qkv,
 )
 from engine.lenses._arrays import frozen, real_array, whole
@@ -116,7 +118,8 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
                                        causal)  # run_layer's own attention: [H, T, T], [T, H*d]
     key_rep = np.repeat(key_states, config.group_size, axis=0)  # [H, T, d], for display
     value_rep = np.repeat(value_states, config.group_size, axis=0)  # [H, T, d]
-    output = parallel.linear(context, w["self_attn.o_proj.weight"])  # [T, D], as run_layer
+    output = project_heads_out(context, w["self_attn.o_proj.weight"], kv_groups(normed, config),
+                               config)  # [T, D], summed over head groups as run_layer sums it
     return AttentionTrace(
         causal=bool(causal), rope=bool(rope), positions=frozen(positions),
         query_states=frozen(query_states), key_states=frozen(key_rep),
