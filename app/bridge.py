@@ -4,7 +4,7 @@ The main thread drops every result whose id is not the latest it asked for. That
 where results are accepted, is what guarantees that no stale frame is ever shown.
 ``DUALVIEW_SYNC=1`` runs each request inline instead (tests, benchmarks).
 
-The convergence sweep that follows a result runs the layer ~130 times: 0.1 s at the toy size,
+The convergence sweep that follows a result runs the layer 641 times: 0.1 s at the toy size,
 seconds at a few hundred tokens. A newer request abandons it: :meth:`EngineBridge.submit` raises
 :class:`SweepCancelled` inside the worker thread (at its next Python instruction, so within one
 numpy call), and the worker moves on to the new request instead of finishing a sweep nobody
@@ -29,8 +29,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from app.collector import collect_on_main_thread
-from app.compute import Request, Result, compute, compute_convergence
+from app.compute import Request, Result, SweepFailed, compute, compute_convergence
 from app.scheduler import LatestWinsWorker
+from engine import EngineError
 
 #: Quiet time after a result before the slow convergence sweep starts.
 SWEEP_IDLE_S = 0.25
@@ -58,7 +59,7 @@ class EngineBridge(QObject):
     only for the latest request."""
 
     result_ready = Signal(object)  # Result
-    convergence_ready = Signal(int, object)  # request id, Convergence | None
+    convergence_ready = Signal(int, object)  # request id, Convergence | SweepFailed | None
     # emitted from the worker thread; Qt queues them to this object's (main) thread
     _worker_result = Signal(object)
     _worker_convergence = Signal(int, object)
@@ -185,9 +186,9 @@ class EngineBridge(QObject):
             result = Result(request.request_id, request.text,
                             error=f"internal error: {type(exc).__name__}: {exc}")
         self._emit(self._worker_result, result)
-        # The sweep runs the layer ~130 times (tens of ms). While someone types (this request
-        # came soon after the previous one) start it only after a pause, so a keystroke never
-        # waits behind it; a lone request (start-up, a preset) sweeps at once.
+        # The sweep runs the layer 641 times (0.1 s at the toy size). While someone types (this
+        # request came soon after the previous one) start it only after a pause, so a keystroke
+        # never waits behind it; a lone request (start-up, a preset) sweeps at once.
         typing = time.monotonic() - self._prev_submit < SWEEP_IDLE_S
         if not result.ok or (self._worker is not None and typing
                              and self._worker.wait_for_pending(SWEEP_IDLE_S)):
@@ -210,8 +211,10 @@ class EngineBridge(QObject):
                 conv = compute_convergence(request, result)
         except SweepCancelled:
             cancelled = True
-        except Exception:
-            traceback.print_exc()
+        except Exception as exc:  # the engine's refusal, or a bug: the panels say which
+            if not isinstance(exc, EngineError):
+                traceback.print_exc()
+            conv = SweepFailed(exc)
         if self._worker is not None:
             with self._sweep_lock:
                 cancelled = cancelled or self._sweeping is None

@@ -287,6 +287,15 @@ def convergence_skipped(result: Result | None) -> bool:
             and not sweeps_convergence(result.trace.config, len(result.tokens)))
 
 
+@dataclass(frozen=True)
+class SweepFailed:
+    """What the worker sends instead of a convergence sweep that raised: the engine's refusal
+    (a sub-stepped state it cannot normalise, say) or a bug. The panels show why where the plot
+    would be; before, they said "computing…" for ever."""
+
+    error: BaseException
+
+
 def compute_convergence(request: Request, result: Result) -> Convergence | None:
     """The slower follow-up: the layer sub-stepped n = 1..64 times. Runs only when no newer
     request waits, so typing never queues behind it, and only within the work budget."""

@@ -1374,7 +1374,8 @@ class MainWindow(QMainWindow):
             return True
         result = state.result
         return (result is not None and result.request_id == state.pending_id
-                and (state.convergence is not None or convergence_skipped(result)))
+                and (state.convergence is not None or state.convergence_error is not None
+                     or convergence_skipped(result)))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

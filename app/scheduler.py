@@ -15,7 +15,9 @@ Req = TypeVar("Req")
 
 
 class LatestWinsWorker(Generic[Req]):
-    """Runs ``work(request)`` on one daemon-free thread; only the newest waiting request runs."""
+    """Runs ``work(request)`` on one thread; only the newest waiting request runs. The thread is
+    a daemon: closing the window does not wait for a compute stuck inside one long numpy call
+    (the bridge makes sure such a thread touches no Qt object afterwards)."""
 
     def __init__(self, work: Callable[[Req], None], name: str = "dualview-engine") -> None:
         self._work = work

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, Signal
 
 import engine
 from app.bridge import EngineBridge
-from app.compute import Request, Result
+from app.compute import Request, Result, SweepFailed
 from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo
 from engine.continuous import Convergence
 from engine.layer import Step
@@ -76,6 +76,8 @@ class AppState(QObject):
         self._error = ""
         self._error_kind: tuple[str, dict[str, object]] = ("", {})
         self._convergence: Convergence | None = None
+        #: why the current result's convergence sweep did not run (it raised), else None
+        self._convergence_error: BaseException | None = None
         self._pinned: Result | None = None
         self._step = "attn_probs"
         self._head = 0
@@ -191,6 +193,7 @@ class AppState(QObject):
             self.pending_id = self._bridge.next_id()
             self._result = None
             self._convergence = None
+            self._convergence_error = None
             self._set_error("")
             self.result_changed.emit(None)
             return
@@ -217,6 +220,11 @@ class AppState(QObject):
     @property
     def convergence(self) -> Convergence | None:
         return self._convergence
+
+    @property
+    def convergence_error(self) -> BaseException | None:
+        """Why the current result's convergence sweep did not run (it raised), else None."""
+        return self._convergence_error
 
     @property
     def pinned(self) -> Result | None:
@@ -250,6 +258,7 @@ class AppState(QObject):
         first = self._result is None
         self._result = result
         self._convergence = None
+        self._convergence_error = None
         # every field valid for the new result before any is announced: a panel redraws on
         # "query" with the head as it is (after an empty text, a new layer with fewer heads
         # was indexed with the old head: IndexError)
@@ -264,10 +273,13 @@ class AppState(QObject):
         self.result_changed.emit(result)
         self.convergence_changed.emit(None)
 
-    def _on_convergence_ready(self, request_id: int, conv: Convergence | None) -> None:
+    def _on_convergence_ready(self, request_id: int,
+                              conv: Convergence | SweepFailed | None) -> None:
         if request_id == self.pending_id:
-            self._convergence = conv
-            self.convergence_changed.emit(conv)
+            failed = isinstance(conv, SweepFailed)
+            self._convergence = None if failed else conv
+            self._convergence_error = conv.error if failed else None
+            self.convergence_changed.emit(self._convergence)
 
     # ----- view options (never recompute) -----
     @property

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 import app.bridge
 from app.compute import CONVERGENCE_BUDGET_TOKENS
 from app.panels.depth_time import SIDE_BY_SIDE_AT, STACKED_BELOW
-from engine import LayerWeights, Qwen3Config
+from engine import EngineError, LayerWeights, Qwen3Config
 
 
 def _depth(window):
@@ -347,3 +347,39 @@ def test_the_convergence_plot_is_as_tall_as_the_norm_plot(make_window, qtbot):
     dock.resize(1000, 430)  # side by side in a short dock
     qtbot.waitUntil(lambda: panel.side_by_side)
     qtbot.waitUntil(even)
+
+
+def test_a_sweep_the_engine_refuses_says_why_instead_of_computing_for_ever(make_window, qtbot,
+                                                                            monkeypatch):
+    # the sweep evaluates states the layer itself never saw; if the engine refuses one, the
+    # depth panel and the convergence lens said "computing…" for ever and the window never
+    # counted its first result as settled (a self-test waited out its timeout)
+    from app import bridge as bridge_module
+
+    def refuse(_request, _result):
+        raise EngineError("layer_overflow", index=17, step="gate_proj")
+
+    monkeypatch.setattr(bridge_module, "compute_convergence", refuse)
+    window = make_window(sync=True, text="a b c")
+    panel = _depth(window)
+    assert window.state.convergence is None
+    assert isinstance(window.state.convergence_error, EngineError)
+    assert window.first_result_settled()
+    assert panel.conv_stack.currentWidget() is panel.conv_waiting
+    assert "could not run" in panel.conv_waiting.text()
+    assert "overflowed at step 17 (gate_proj)" in panel.conv_waiting.text()
+    lens = window.panels["lensConvergenceDock"]
+    window.docks["lensConvergenceDock"].show()
+    window.docks["lensConvergenceDock"].raise_()
+    qtbot.waitUntil(lambda: lens.is_current)
+    assert "could not run" in lens.readout.text()
+    window.language_actions["zh"].trigger()
+    qtbot.waitUntil(lambda: "扫描无法运行" in lens.readout.text()
+                    and "溢出" in lens.readout.text())
+    window.editor.set_text("a b c d")  # a new result forgets the old refusal
+    qtbot.waitUntil(lambda: window.state.result.text == "a b c d")
+    assert isinstance(window.state.convergence_error, EngineError)  # refused again, afresh
+    monkeypatch.setattr(bridge_module, "compute_convergence", lambda _q, _r: None)
+    window.editor.set_text("a b")
+    qtbot.waitUntil(lambda: window.state.result.text == "a b")
+    assert window.state.convergence_error is None

@@ -35,6 +35,7 @@ from app.compute import (
     convergence_skipped,
     norm_curve_points,
 )
+from app.engine_text import exception_text
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.animated_heatmap import AnimatedHeatmapView
@@ -680,10 +681,11 @@ class DepthTimePanel(Panel):
         self._shown_conv = conv
         result = self.state.result
         skipped = convergence_skipped(result)  # too much work: the sweep never comes
-        computing = conv is None and result is not None and not skipped
+        failed = self.state.convergence_error  # the sweep raised: it never comes either
+        computing = conv is None and result is not None and not skipped and failed is None
         # a result and then its "no sweep yet" each ask for the same waiting picture: once
         shown = (None if conv is not None else
-                 (computing, self._conv_items_have_data(), result is None, skipped))
+                 (computing, self._conv_items_have_data(), result is None, skipped, failed))
         if shown is not None and shown == self._conv_state and not force:
             return
         self._conv_state = shown
@@ -702,6 +704,9 @@ class DepthTimePanel(Panel):
             self.layer_marker.setData([], [])
             if skipped:
                 self.conv_waiting.setText(self.skipped_text(result))
+            elif failed is not None and result is not None:
+                self.conv_waiting.setText(self.tr("Not computed: the sweep could not run: %1")
+                                          .replace("%1", exception_text(failed)))
             elif result is None:
                 self.conv_waiting.setText("")
             else:

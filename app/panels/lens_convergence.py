@@ -24,6 +24,7 @@ from app.compute import (
     convergence_max_tokens,
     convergence_skipped,
 )
+from app.engine_text import exception_text
 from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
@@ -196,6 +197,10 @@ class ConvergencePanel(LensPanel):
                              "text to see it.",
                          f"未计算：这一扫描要运行本层约 {SWEEP_LAYER_RUNS} 次；在这个层大小下"
                          f"最多支持 {limit} 个词元。缩短文本即可看到。"))
+            elif st.convergence_error is not None:
+                reason = exception_text(st.convergence_error)
+                self.readout.setText(pick(st, f"Not computed: the sweep could not run: {reason}",
+                                          f"未计算：扫描无法运行：{reason}"))
             else:
                 self.readout.setText(pick(st, "Sub-stepping the layer n = 1 … 64 times on the "
                                               "worker…",

@@ -554,6 +554,10 @@ after attn.</source>
         <translation>粗线：词元 %1 “%2”</translation>
     </message>
     <message>
+        <source>Not computed: the sweep could not run: %1</source>
+        <translation>未计算：扫描无法运行：%1</translation>
+    </message>
+    <message>
         <source>Slope ≈ &lt;b&gt;%1&lt;/b&gt; for Euler (error halves as n doubles), ≈ &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
         <translation>欧拉法斜率 ≈ &lt;b&gt;%1&lt;/b&gt;（n 翻倍误差减半），%2 斜率 ≈ &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
     </message>
