@@ -319,9 +319,11 @@ def rope(x: np.ndarray, tables: RopeTables) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# The pieces of the forward. run_layer, the continuous view's branches (engine.continuous) and
-# the attention lens (engine.lenses.attention_facts) all call these, so they agree bit for bit
-# by construction. Each takes arrays with any leading batch axes ``[..., T, ...]``.
+# The pieces of the forward. run_layer and the continuous view's branches (engine.continuous)
+# both call attention_sublayer and mlp_sublayer, so they agree bit for bit by construction; the
+# attention lens (engine.lenses.attention_facts) re-runs the same pieces with positions and RoPE
+# of its own and sums o_proj over the same head groups (tests hold it to run_layer's bits).
+# Each takes arrays with any leading batch axes ``[..., T, ...]``.
 
 
 def project_qkv(normed: np.ndarray, weights: LayerWeights,
