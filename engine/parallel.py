@@ -29,7 +29,7 @@ import itertools
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Any
 
@@ -134,9 +134,13 @@ def run(tasks: Sequence[Callable[[], object]]) -> None:
     """Run ``tasks`` at once, the first in this thread, with BLAS on one thread each.
 
     Each task runs in a copy of the caller's context, so ``np.errstate`` carries over.
-    Exceptions are raised here, after every task has finished. Called from inside a task, it
-    runs the tasks one after another in the calling thread (the same numbers: a task's result
-    never depends on which thread runs it).
+    A task's exception is raised here, after every task has finished. An exception raised *in
+    the calling thread* from outside (the app's cancel of an abandoned compute, Ctrl+C; not an
+    ``Exception``) is raised at once: the other threads finish their shares on their own and
+    nothing reads them. A share can be a whole sub-step of a big layer, seconds of work, which
+    the caller used to wait out, blocked where no such exception could reach it. Called from
+    inside a task, it runs the tasks one after another in the calling thread (the same numbers:
+    a task's result never depends on which thread runs it).
     """
     global _pool
     if len(tasks) == 1 or getattr(_inside, "active", False):
@@ -153,11 +157,25 @@ def run(tasks: Sequence[Callable[[], object]]) -> None:
                    for task in tasks[1:]]
         try:
             _as_share(tasks[0])
-        finally:
-            for future in futures:
-                future.exception()  # wait for every task before anything is raised
+        except Exception:
+            _wait(futures)  # a task's own error: the others finish before it is raised
+            raise
+        _wait(futures)
         for future in futures:
             future.result()
+
+
+#: How often a thread waiting for the others looks up: an exception raised in it from outside
+#: is delivered only between Python instructions, never inside one blocked wait.
+_WAKE_S = 0.05
+
+
+def _wait(futures: Sequence[Future[Any]]) -> None:
+    """Until every future is done (at once when they are; a timeout only lets the waiting
+    thread run a Python instruction now and then)."""
+    pending = [future for future in futures if not future.done()]
+    while pending:
+        pending = list(wait(pending, timeout=_WAKE_S).not_done)
 
 
 def shares(x: np.ndarray, columns: int) -> int:

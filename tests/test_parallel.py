@@ -5,10 +5,12 @@ multi-block attention of the small test layers takes the threaded path; each tes
 that path against what it must equal.
 """
 
+import ctypes
 import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -276,3 +278,57 @@ def test_a_task_that_shares_out_again_runs_its_tasks_itself(split_everything):
     assert sorted(threads) == ["0a", "0b", "1a", "1b"]
     assert threads["0a"] == threads["0b"] and threads["1a"] == threads["1b"]
     assert threads["0a"] != threads["1a"]  # the outer tasks did run in two threads
+
+
+class Cancel(BaseException):
+    """What the app raises in its worker thread to abandon a compute."""
+
+
+def test_a_cancel_in_the_calling_thread_does_not_wait_for_the_other_shares(split_everything):
+    # a share can be a whole attention sub-step (seconds at 2048 tokens): the caller used to
+    # wait for the other thread's share, blocked where the app's cancel could not reach it, so
+    # closing the window during a long compute left the worker running for seconds
+    other_started, other_done, release = threading.Event(), threading.Event(), threading.Event()
+
+    def other_share():
+        other_started.set()
+        release.wait(30)
+        other_done.set()
+
+    def own_share():
+        other_started.wait(30)  # the other share is running when this thread is cancelled
+
+    caller = threading.get_ident()
+
+    def cancel_soon():
+        other_started.wait(30)
+        time.sleep(0.1)  # the caller is waiting for the other share by now
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(caller),
+                                                   ctypes.py_object(Cancel))
+
+    canceller = threading.Thread(target=cancel_soon)
+    canceller.start()
+    try:
+        with pytest.raises(Cancel):
+            parallel.run([own_share, other_share])
+        assert not other_done.is_set()  # raised while the other share still ran
+    finally:
+        release.set()
+        canceller.join()
+    assert other_done.wait(30)
+    assert parallel._blas.get_num_threads() == parallel._saved_threads  # BLAS restored
+
+
+def test_a_task_error_still_waits_for_the_other_shares(split_everything):
+    other_done = threading.Event()
+
+    def other_share():
+        time.sleep(0.2)
+        other_done.set()
+
+    def own_share():
+        raise ValueError("bad share")
+
+    with pytest.raises(ValueError, match="bad share"):
+        parallel.run([own_share, other_share])
+    assert other_done.is_set()
