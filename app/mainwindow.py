@@ -1346,6 +1346,8 @@ class MainWindow(QMainWindow):
             self.state.set_step(stop.step)
         if stop.depth_t is not None:
             self.state.set_depth_t(stop.depth_t)
+        if stop.depth_plot is not None:
+            self.panels["depthDock"].show_small_plot(stop.depth_plot)
         dock = next((self.docks[d] for d in stop.docks if d in self.docks), None)
         if dock is not None:
             if not dock.isVisible():

@@ -60,6 +60,9 @@ class TourStop:
     #: Text to put in the editor on arrival (None: leave what the learner typed).
     text: str | None = None
     causal: bool | None = None
+    #: The depth panel's small plot the stop talks about ("norm" or "convergence"): shown
+    #: when a short panel has room for only one of them beside u(t).
+    depth_plot: str | None = None
 
     def title(self, language: str) -> str:
         return self.title_zh if language == "zh" else self.title_en
@@ -258,7 +261,7 @@ STOPS: tuple[TourStop, ...] = (
         "aid.",
         "范数曲线 ‖u(t)‖ 是在一组时间点上采样、再用直线段连起来的。每个采样点都是精确状态；"
         "点与点之间的线段只是绘图辅助。",
-        badge="INTERPOLATION", depth_t=0.75),
+        badge="INTERPOLATION", depth_t=0.75, depth_plot="norm"),
     TourStop(
         "convergence", "continuous", _DEPTH,
         "The layer's continuous limit", "这一层的连续极限",
@@ -267,7 +270,7 @@ STOPS: tuple[TourStop, ...] = (
         "be; a second-order scheme quarters it.",
         "把这一层拆成 n 个 Δt = 1/n 的小步，它就逼近流 u′ = A(u) + M(u)。n 每翻一倍，误差减半："
         "正是欧拉法应有的一阶收敛；二阶格式则每次减为四分之一。",
-        badge="EXACT", paper_id="E13", depth_t=1.0),
+        badge="EXACT", paper_id="E13", depth_t=1.0, depth_plot="convergence"),
     TourStop(
         "not-the-pde", "continuous", _DEPTH,
         "…but the network does not solve the equation", "……但网络并没有在解这条方程",
@@ -276,7 +279,7 @@ STOPS: tuple[TourStop, ...] = (
         "network is an accurate solver, and the equation's well-posedness is still open.",
         "在 n = 1，也就是真实的这一层，它离连续流还很远。方程解释的是结构（为什么有残差、"
         "为什么是这个顺序）；它并不声称训练好的网络是精确的求解器，方程本身的适定性也仍是开放问题。",
-        badge="ANALOGY"),
+        badge="ANALOGY", depth_plot="convergence"),
     TourStop(
         "attention-integral", "continuous", _ATT,
         "Attention: a non-local integral", "注意力：非局部积分",

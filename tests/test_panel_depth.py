@@ -383,3 +383,88 @@ def test_a_sweep_the_engine_refuses_says_why_instead_of_computing_for_ever(make_
     window.editor.set_text("a b")
     qtbot.waitUntil(lambda: window.state.result.text == "a b")
     assert window.state.convergence_error is None
+
+
+def _disjoint(rects):
+    return all(not a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_short_narrow_panel_shows_one_readable_small_plot_beside_u_t(make_window, qtbot,
+                                                                      language, restore_view):
+    """The tour open at 1366 x 768 left the dock ~415 x 338: the norm curves and the
+    convergence plot stacked at ~50 px each beside u(t), neither readable. Now one of them
+    stands beside u(t) at a readable height, with a switch; the convergence caption shows
+    with its plot only."""
+    window = make_window(sync=True, text="我爱北京天安门", language=language)
+    panel = _depth(window)
+    dock = window.docks["depthDock"]
+    dock.setFloating(True)
+    dock.resize(415, 318)  # (a floating dock has no title bar: the docked one's 338 - 20)
+    qtbot.waitUntil(lambda: panel.compact)
+    readable = 100  # px: a title, a few gridlines of data, tick labels and the axis title
+    qtbot.waitUntil(lambda: panel.norm_plot.isVisible() and not panel.conv_box.isVisible())
+    qtbot.waitUntil(lambda: panel.norm_plot.height() >= readable)
+    assert not panel.conv_caption_box.isVisible()  # its plot is not shown
+    assert panel.show_norm_button.isVisible() and panel.show_conv_button.isVisible()
+    assert panel.view.height() >= readable
+    panel.show_conv_button.click()
+    qtbot.waitUntil(lambda: panel.conv_box.isVisible() and not panel.norm_plot.isVisible())
+    qtbot.waitUntil(lambda: panel.conv_caption_box.isVisible())
+    qtbot.waitUntil(lambda: panel.conv_plot.height() >= readable)
+    qtbot.wait(50)
+    assert panel.compact  # showing its caption did not flip the mode back
+    dock.resize(700, 700)  # tall: both stacked again, each readable, and the caption
+    qtbot.waitUntil(lambda: not panel.compact and panel.norm_plot.isVisible()
+                    and panel.conv_box.isVisible() and panel.conv_caption_box.isVisible())
+    qtbot.waitUntil(lambda: min(panel.norm_plot.height(), panel.conv_plot.height()) >= readable)
+
+
+def test_every_small_plot_stands_readable_at_1366_by_768_with_the_tour(make_window, qtbot):
+    """The window at the classroom size with the tour open: whatever the depth panel shows
+    is readable, and the tour's convergence stop shows the convergence plot."""
+    from app.tour import STOPS
+
+    window = make_window(sync=True, text="我爱北京天安门")
+    window.resize(1366, 768)
+    window.apply_default_layout()
+    window.start_tour(0)
+    panel = _depth(window)
+    qtbot.waitUntil(lambda: window.tour_dock.isVisible() and panel.isVisible())
+    qtbot.wait(50)
+    for plot in (panel.norm_plot, panel.conv_plot):
+        if plot.isVisible():
+            assert plot.height() >= 100, (plot.objectName(), plot.height())
+    window.start_tour(next(i for i, s in enumerate(STOPS) if s.key == "convergence"))
+    qtbot.waitUntil(lambda: panel.conv_plot.isVisible() and panel.conv_caption_box.isVisible())
+    window.start_tour(next(i for i, s in enumerate(STOPS) if s.key == "norm-curves"))
+    qtbot.waitUntil(lambda: panel.norm_plot.isVisible())
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_slider_keeps_a_readable_width_in_a_narrow_panel(make_window, qtbot, language,
+                                                              restore_view):
+    """With the tour open the fixed-width t readout and the speed box left the slider ~70 px
+    and its t = 0, ½, 1 marks piled up as "u(0|½|1)". A narrow panel now gives the slider a
+    row of its own; a wide one keeps it in the row with Play."""
+    window = make_window(sync=True, text="我爱北京天安门", language=language)
+    panel = _depth(window)
+    dock = window.docks["depthDock"]
+    dock.setFloating(True)
+    slider = panel.slider
+
+    def marks_apart():
+        rects = [m.geometry() for m in slider.marks]
+        return (_disjoint(rects) and all(slider.rect().contains(r) for r in rects)
+                and slider.width() >= slider.min_readable_width())
+
+    dock.resize(415, 318)
+    qtbot.waitUntil(lambda: panel.slider_alone)
+    qtbot.waitUntil(marks_apart)
+    # its own row: under Play, t and speed, not beside them
+    assert slider.geometry().top() >= panel.speed_box.geometry().bottom()
+    assert slider.width() > 300
+    dock.resize(900, 600)
+    qtbot.waitUntil(lambda: not panel.slider_alone and abs(
+        slider.geometry().top() - panel.play_button.geometry().top()) < 10)  # back in the row
+    qtbot.waitUntil(marks_apart)

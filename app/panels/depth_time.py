@@ -17,6 +17,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QHideEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
+    QButtonGroup,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -63,6 +65,11 @@ SIDE_BY_SIDE_AT = 2.3
 STACKED_BELOW = 2.0
 #: ... and only when each column gets at least this many text lines of width.
 MIN_COLUMN_LINES = 10
+#: Stacked, each of the two small plots gets half the plot area's height: below this many text
+#: lines each (title, data, tick labels and axis title) the panel shows one of them at a time
+#: beside u(t), with a switch between them (COMPACT_LEAVE: the way back, a little higher)
+MIN_PLOT_LINES = 7.0
+COMPACT_LEAVE_LINES = 7.5
 #: Up to this many tokens each norm curve gets its own colour; beyond, one grey item draws all.
 MAX_COLOURED_CURVES = 16
 
@@ -169,9 +176,36 @@ class DepthTimePanel(Panel):
         conv_caption_row.addWidget(self.conv_badge, 0, Qt.AlignmentFlag.AlignTop)
         conv_caption_row.addWidget(self.conv_caption, 1)
 
+        # compact (a short, narrow panel: the tour open at 1366 x 768): one small plot at a
+        # time beside u(t), picked with these two buttons (see _arrange)
+        self.show_norm_button = QToolButton()
+        self.show_norm_button.setObjectName("depthShowNorm")
+        self.show_conv_button = QToolButton()
+        self.show_conv_button.setObjectName("depthShowConv")
+        self._plot_choice = QButtonGroup(self)
+        for button in (self.show_norm_button, self.show_conv_button):
+            button.setCheckable(True)
+            button.setAutoRaise(True)
+            self._plot_choice.addButton(button)
+        self.show_norm_button.setChecked(True)
+        self._plot_choice.buttonToggled.connect(self._on_plot_choice)
+        switch_row = QHBoxLayout()
+        switch_row.setContentsMargins(0, 0, 0, 0)
+        switch_row.setSpacing(2)
+        switch_row.addWidget(self.show_norm_button)
+        switch_row.addWidget(self.show_conv_button)
+        switch_row.addStretch(1)
+        self._compact_box = QWidget()
+        self._compact_box.setObjectName("depthCompact")
+        self._compact_layout = QVBoxLayout(self._compact_box)
+        self._compact_layout.setContentsMargins(0, 0, 0, 0)
+        self._compact_layout.setSpacing(1)
+        self._compact_layout.addLayout(switch_row)
+
         # u(t) on the left; the norm curves above the convergence plot on the right, or, when
         # the panel is wide and short (presentation mode on a 16:9 screen), all three side by
-        # side, so neither plot is squeezed into a strip (see _arrange)
+        # side, so neither plot is squeezed into a strip; or, short and narrow, one of the two
+        # beside u(t) (see _arrange)
         self.conv_box = conv_box
         right = QSplitter(Qt.Orientation.Vertical)
         right.setObjectName("depthRight")
@@ -184,31 +218,45 @@ class DepthTimePanel(Panel):
         split.setObjectName("depthSplit")
         split.addWidget(left)
         split.addWidget(right)
+        split.addWidget(self._compact_box)
+        self._compact_box.hide()  # (it keeps its place in the splitter, at no width)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         self._split = split
         #: True while the three plots stand side by side
         self.side_by_side = False
+        #: True while one small plot at a time stands beside u(t) (see _arrange)
+        self.compact = False
         split.installEventFilter(self)
 
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
         header.addWidget(self.badge)
+        # one row; in a narrow panel the slider gets a row of its own (see _arrange_controls)
         controls = QHBoxLayout()
         controls.addWidget(self.play_button, 0, Qt.AlignmentFlag.AlignTop)
         controls.addWidget(self.slider, 1)
         controls.addWidget(self.t_label, 0, Qt.AlignmentFlag.AlignTop)
+        self._controls_stretch = controls.count()  # (a stretch here when the slider has gone)
         controls.addWidget(self.speed_label, 0, Qt.AlignmentFlag.AlignTop)
         controls.addWidget(self.speed_box, 0, Qt.AlignmentFlag.AlignTop)
+        self._controls = controls
+        self._slider_row = QHBoxLayout()
+        self._slider_row.setContentsMargins(0, 0, 0, 0)
+        #: True while the slider has a row of its own
+        self.slider_alone = False
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(3)
         layout.addLayout(header)
         layout.addLayout(controls)
+        layout.addLayout(self._slider_row)
         layout.addWidget(self.caption)
         layout.addWidget(split, 1)
         layout.addWidget(self.conv_caption_box)
         self.set_body(body)
+        self._body = body
+        body.installEventFilter(self)
 
         #: u(t) on screen as float64, exactly ``result.depth.at(t)`` (hover reads it)
         self.source: np.ndarray | None = None
@@ -270,6 +318,8 @@ class DepthTimePanel(Panel):
         row_height = max(self.speed_box.sizeHint().height(), self.play_button.sizeHint().height())
         for widget in controls:
             widget.setFixedHeight(row_height)
+        if hasattr(self, "_body"):
+            self._arrange_controls()  # a larger text needs a wider row
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -277,39 +327,108 @@ class DepthTimePanel(Panel):
             self._apply_fonts()  # font scale or presentation mode
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._split and event.type() == QEvent.Type.Resize:
-            self._arrange()
+        if event.type() == QEvent.Type.Resize:
+            if watched is self._split:
+                self._arrange()
+            elif watched is self._body:
+                self._arrange_controls()
         return super().eventFilter(watched, event)
+
+    def _controls_width(self) -> int:
+        """The width one row of controls needs with the slider at its narrowest readable."""
+        spacing = max(self._controls.spacing(), 0)
+        widgets = (self.play_button, self.t_label, self.speed_label, self.speed_box)
+        margins = self._body.layout().contentsMargins()
+        return (sum(w.sizeHint().width() if w is not self.t_label else w.width()
+                    for w in widgets) + self.slider.min_readable_width()
+                + 4 * spacing + margins.left() + margins.right())
+
+    def _arrange_controls(self) -> None:
+        """The slider shares the row with Play, the t readout and the speed box while it gets
+        its readable width there (its t = 0, ½, 1 marks apart); in a narrower panel it stands
+        on a row of its own at the panel's full width (the tour open at 1366 x 768 left it
+        ~70 px, its marks piled up as "u(0|½|1)")."""
+        alone = self._body.width() < self._controls_width()
+        if alone == self.slider_alone:
+            return
+        self.slider_alone = alone
+        if alone:
+            self._controls.removeWidget(self.slider)
+            self._controls.insertStretch(self._controls_stretch - 1, 1)
+            self._slider_row.addWidget(self.slider)
+        else:
+            self._slider_row.removeWidget(self.slider)
+            self._controls.takeAt(self._controls_stretch - 1)  # the stretch
+            self._controls.insertWidget(1, self.slider, 1)
 
     def _arrange(self) -> None:
         """Stack the norm curves over the convergence plot, or put them beside u(t) when the
         plot area is over SIDE_BY_SIDE_AT times as wide as it is tall (back below
-        STACKED_BELOW: the gap keeps a resize near the line from flipping it to and fro)."""
+        STACKED_BELOW: the gap keeps a resize near the line from flipping it to and fro); or,
+        where stacked they would be too short to read and side by side too narrow, show one
+        of them at a time beside u(t) (compact)."""
         width, height = self._split.width(), self._split.height()
         if height <= 0:
             return
-        ratio = width / height
-        wanted = ratio > SIDE_BY_SIDE_AT or (self.side_by_side and ratio >= STACKED_BELOW)
+        if self.compact and self.conv_caption_box.isHidden():
+            # decide as if the caption were shown: hiding it must not flip the mode back
+            height -= self.conv_caption_box.heightForWidth(width) + self._body.layout().spacing()
+        line = self.fontMetrics().height()
+        ratio = width / max(height, 1)
+        side = ratio > SIDE_BY_SIDE_AT or (self.side_by_side and ratio >= STACKED_BELOW)
         # and only when each of three columns still holds a readable plot at this text size
-        wanted = wanted and width >= 3 * MIN_COLUMN_LINES * self.fontMetrics().height()
-        if wanted == self.side_by_side:
+        side = side and width >= 3 * MIN_COLUMN_LINES * line
+        # stacked, each small plot gets half the height
+        lines = COMPACT_LEAVE_LINES if self.compact else MIN_PLOT_LINES
+        compact = not side and height < 2 * lines * line
+        mode = "side" if side else "compact" if compact else "stacked"
+        if mode == ("side" if self.side_by_side else "compact" if self.compact else "stacked"):
             return
-        self.side_by_side = wanted
-        if wanted:
+        self.side_by_side, self.compact = side, compact
+        if side:
             self._split.addWidget(self.norm_plot)
             self._split.addWidget(self.conv_box)
-            self._right.hide()  # (it keeps its place in the splitter, at no width)
+            self._right.hide()
+            self._compact_box.hide()
             # u(t) carries its colour bar: a little more than a third
             parts = [self._split.widget(i) for i in range(self._split.count())]
-            self._split.setSizes([0 if w is self._right else round(
+            self._split.setSizes([0 if w in (self._right, self._compact_box) else round(
                 width * (0.38 if w not in (self.norm_plot, self.conv_box) else 0.31))
                 for w in parts])
+        elif compact:
+            self._compact_layout.addWidget(self.norm_plot, 1)
+            self._compact_layout.addWidget(self.conv_box, 1)
+            self._right.hide()
+            self._compact_box.show()
+            self._split.setSizes([width // 2 if i in (0, 2) else 0 for i in range(3)])
         else:
             self._right.addWidget(self.norm_plot)
             self._right.addWidget(self.conv_box)
             self._right.show()
+            self._compact_box.hide()
             self._right.setSizes([height // 2] * 2)
-            self._split.setSizes([width // 2, width // 2])
+            self._split.setSizes([width // 2, width // 2, 0])
+        self._show_chosen_plot()
+
+    def _on_plot_choice(self, _button: QAbstractButton, checked: bool) -> None:
+        if checked:
+            self._show_chosen_plot()
+
+    def show_small_plot(self, which: str) -> None:
+        """Compact mode: show the "norm" curves or the "convergence" plot beside u(t) (the
+        tour's convergence stop asks for it; the other modes show both anyway)."""
+        button = self.show_conv_button if which == "convergence" else self.show_norm_button
+        button.setChecked(True)
+
+    def _show_chosen_plot(self) -> None:
+        """In compact mode only the chosen small plot shows, and the convergence caption only
+        with its plot; in the others, both plots and the caption."""
+        conv = self.show_conv_button.isChecked()
+        for widget, shown in ((self.norm_plot, not self.compact or not conv),
+                              (self.conv_box, not self.compact or conv),
+                              (self.conv_caption_box, not self.compact or conv)):
+            if widget.isHidden() == shown:  # (showing a shown widget re-lays out the panel)
+                widget.setVisible(shown)
 
     # ----- building the plots -----
     def _setup_norm_plot(self) -> None:
@@ -410,10 +529,16 @@ class DepthTimePanel(Panel):
                                           "line to move t."))
         self.attn_text.setText(self.tr("attention"))
         self.mlp_text.setText(self.tr("MLP"))
+        self.show_norm_button.setText(self.tr("‖u(t)‖"))
+        self.show_norm_button.setToolTip(self.tr("Show each token's norm along depth time"))
+        self.show_conv_button.setText(self.tr("convergence"))
+        self.show_conv_button.setToolTip(self.tr("Show the layer sub-stepped n times "
+                                                 "converging to its flow"))
         self.conv_plot.setLabel("bottom", self.tr("sub-steps n (Δt = 1/n)"))
         self.conv_plot.setLabel("left", self.tr("distance to flow"))
         self.layer_text.setText(self.tr("the real layer (n = 1)"))
         self._update_play_text()
+        self._arrange_controls()  # the marks' words have their own widths in each language
         self._show_convergence(force=True)
         if self._result is not None:
             self._draw_query_curve()

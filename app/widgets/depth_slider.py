@@ -127,8 +127,20 @@ class DepthSlider(QWidget):
         for mark in self.marks:
             mark.setFont(font)
 
-    def _marks_height(self) -> int:
-        return 2 * self.fontMetrics().lineSpacing() + 8
+    def _marks_height(self, lines: int = 2) -> int:
+        return lines * self.fontMetrics().lineSpacing() + 8
+
+    def _groove_margin(self) -> int:
+        """The slider's width beyond the span between the handle at t = 0 and at t = 1."""
+        return self.slider.width() - (self.handle_x(RESOLUTION) - self.handle_x(0))
+
+    def min_readable_width(self) -> int:
+        """The narrowest width at which the shortest marks (u(0), u(½), u(1)) stand apart."""
+        metrics = self.marks[0].fontMetrics()
+        widths = [max(metrics.horizontalAdvance(line) for line in t.split("\n")) + 12
+                  for t in self._mark_tiers[-1]]
+        half = max(widths[0], widths[2]) + widths[1] / 2
+        return int(2 * half + max(self._groove_margin(), 0)) + 8
 
     def _fits(self, texts: tuple[str, str, str]) -> bool:
         metrics = self.marks[0].fontMetrics()
@@ -143,8 +155,14 @@ class DepthSlider(QWidget):
         for button, text in zip(self.marks, texts, strict=True):
             if button.text() != text:
                 button.setText(text)
+        # room for as many lines as the marks shown have (one line of them: one line of room)
+        height = self._marks_height(max(text.count("\n") + 1 for text in texts))
+        if self._spacer.sizeHint().height() != height:
+            self._spacer.changeSize(0, height, QSizePolicy.Policy.Minimum,
+                                    QSizePolicy.Policy.Fixed)
+            self.layout().invalidate()
+            self.updateGeometry()  # the panel's layout makes the new room
         y = self.slider.geometry().bottom() + 1
-        height = self._marks_height()
         xs = [self.handle_x(v) for v in (0, RESOLUTION // 2, RESOLUTION)]
         width = self.width()
         for i, (button, x) in enumerate(zip(self.marks, xs, strict=True)):
@@ -166,10 +184,7 @@ class DepthSlider(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange and hasattr(self, "_spacer"):
             self._bold_marks()
-            self._spacer.changeSize(0, self._marks_height(), QSizePolicy.Policy.Minimum,
-                                    QSizePolicy.Policy.Fixed)
-            self.layout().invalidate()
-            self._place_marks()
+            self._place_marks()  # (and the room under the slider for their lines)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -502,6 +502,22 @@ after attn.</source>
         <translation>MLP</translation>
     </message>
     <message>
+        <source>‖u(t)‖</source>
+        <translation>‖u(t)‖</translation>
+    </message>
+    <message>
+        <source>Show each token&apos;s norm along depth time</source>
+        <translation>显示每个词元的范数随深度时间的变化</translation>
+    </message>
+    <message>
+        <source>convergence</source>
+        <translation>收敛</translation>
+    </message>
+    <message>
+        <source>Show the layer sub-stepped n times converging to its flow</source>
+        <translation>显示把这一层拆成 n 个子步后向其连续流收敛的过程</translation>
+    </message>
+    <message>
         <source>sub-steps n (Δt = 1/n)</source>
         <translation>子步数 n（Δt = 1/n）</translation>
     </message>
