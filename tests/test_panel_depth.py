@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 
 import app.bridge
 from app.compute import CONVERGENCE_BUDGET_TOKENS
-from app.panels.depth_time import SIDE_BY_SIDE_AT, STACKED_BELOW
+from app.widgets.arrangement import SIDE_BY_SIDE_AT, STACKED_BELOW
 from engine import EngineError, LayerWeights, Qwen3Config
 
 

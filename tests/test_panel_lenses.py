@@ -358,6 +358,40 @@ def test_temperature_tau_one_and_sqrt_d_labels_stand_apart(make_window, qtbot, s
     assert panel.sqrt_line.label.fill.color().alpha() > 0
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_temperature_plots_stand_side_by_side_at_1366_by_768(make_window, qtbot, language,
+                                                              restore_view):
+    """Stacked in the ~780 x 340 dock of a 1366 x 768 window, the entropy-against-τ plot was
+    ~40 px tall: neither the τ = 1 nor the √d label could show. The two plots now stand beside
+    the heatmap, each tall enough for its labels and drawn within its own column."""
+    window = make_window(sync=True, text="我爱北京天安门", language=language)
+    window.resize(1366, 768)
+    window.apply_default_layout()
+    panel = show(window, qtbot, "lensTemperatureDock")
+    view = panel.curve_plot.getViewBox()
+    qtbot.waitUntil(lambda: view.height() >= 100, timeout=3000)
+    qtbot.wait(50)
+    assert panel.side_by_side
+    assert panel.entropy_plot.getViewBox().height() >= 100
+    one = panel.one_line.label.sceneBoundingRect()
+    sqrt = panel.sqrt_line.label.sceneBoundingRect()
+    frame = view.sceneBoundingRect()
+    assert frame.contains(one) and frame.contains(sqrt)
+    assert not one.intersects(sqrt)
+    for plot in (panel.entropy_plot, panel.curve_plot):  # not wider than its column (cut)
+        assert plot.getPlotItem().geometry().width() <= plot.width(), plot
+        assert plot.width() >= 150
+    columns = [panel.view, panel.entropy_plot, panel.curve_plot]
+    rects = [w.geometry() for w in columns]
+    assert all(not a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    dock = window.docks["lensTemperatureDock"]
+    dock.setFloating(True)
+    dock.resize(700, 900)  # tall: the plots stack beside the heatmap again
+    qtbot.waitUntil(lambda: not panel.side_by_side and panel.curve_plot.isVisible())
+    qtbot.waitUntil(lambda: panel.curve_plot.getPlotItem().geometry().width()
+                    <= panel.curve_plot.width())
+
+
 def test_splitting_tiles_have_colour_bars_and_an_all_zero_difference_says_so(make_window,
                                                                               qtbot):
     """The tiles had no colour bar (nothing to read a value by), and |u₆ − block| exactly 0

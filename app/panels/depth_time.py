@@ -41,6 +41,7 @@ from app.engine_text import exception_text
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.animated_heatmap import AnimatedHeatmapView
+from app.widgets.arrangement import side_by_side
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.depth_slider import RESOLUTION, DepthSlider
 from app.widgets.plotting import (
@@ -59,12 +60,6 @@ SPEEDS: tuple[tuple[str, float], ...] = (
 DEFAULT_SPEED = 2
 #: Timer interval while playing (ms); the position follows the clock, not the tick count.
 FRAME_MS = 15
-#: The plot area's width / height above which u(t), the norm curves and the convergence plot
-#: stand side by side, and below which they stack again (see DepthTimePanel._arrange).
-SIDE_BY_SIDE_AT = 2.3
-STACKED_BELOW = 2.0
-#: ... and only when each column gets at least this many text lines of width.
-MIN_COLUMN_LINES = 10
 #: Stacked, each of the two small plots gets half the plot area's height: below this many text
 #: lines each (title, data, tick labels and axis title) the panel shows one of them at a time
 #: beside u(t), with a switch between them (COMPACT_LEAVE: the way back, a little higher)
@@ -374,10 +369,7 @@ class DepthTimePanel(Panel):
             # decide as if the caption were shown: hiding it must not flip the mode back
             height -= self.conv_caption_box.heightForWidth(width) + self._body.layout().spacing()
         line = self.fontMetrics().height()
-        ratio = width / max(height, 1)
-        side = ratio > SIDE_BY_SIDE_AT or (self.side_by_side and ratio >= STACKED_BELOW)
-        # and only when each of three columns still holds a readable plot at this text size
-        side = side and width >= 3 * MIN_COLUMN_LINES * line
+        side = side_by_side(width, max(height, 1), 3, line, self.side_by_side)
         # stacked, each small plot gets half the height
         lines = COMPACT_LEAVE_LINES if self.compact else MIN_PLOT_LINES
         compact = not side and height < 2 * lines * line

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -33,6 +33,7 @@ from app import palettes, theme
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
+from app.widgets.arrangement import side_by_side
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.heatmap import HeatmapView
 from app.widgets.plotting import fast_axes, left_bottom_only, plain_numbers
@@ -276,14 +277,21 @@ class TemperaturePanel(LensPanel):
         for button in (self.preset_zero, self.preset_one, self.preset_sqrt, self.preset_hot):
             presets.addWidget(button)
         presets.addWidget(self.readout, 1)
+        # the entropy bars over the entropy-against-τ curves beside the heatmap; in a wide,
+        # short panel (1366 x 768) all three side by side (see _arrange): stacked, the curves
+        # got ~40 px and neither the τ = 1 nor the √d label could show
         plots = QSplitter(Qt.Orientation.Vertical)
         plots.addWidget(self.entropy_plot)
         plots.addWidget(self.curve_plot)
+        self._plots = plots
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(plots)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
+        self._split = split
+        #: True while the heatmap and the two plots stand side by side
+        self.side_by_side = False
         note_row = QHBoxLayout()
         note_row.addWidget(self.note_badge, 0, Qt.AlignmentFlag.AlignTop)
         note_row.addWidget(self.note, 1)
@@ -308,6 +316,8 @@ class TemperaturePanel(LensPanel):
         self._curve_rows = np.zeros(0, dtype=int)  # which rows (all up to CURVE_ROWS tokens)
         self._row_curves: dict[int, np.ndarray] = {}  # other rows' curves, as asked for
         self._layer_entropy: np.ndarray | None = None
+        self._entropy_top: float | None = None  # the bars' y range without the legend's room
+        split.installEventFilter(self)  # (see _arrange)
         self._labels: list[str] = []
         self._e18_reference = _e18_reference()
 
@@ -318,6 +328,62 @@ class TemperaturePanel(LensPanel):
         self.preset_sqrt.clicked.connect(lambda: self.set_multiplier(1.0))
         self.preset_hot.clicked.connect(lambda: self.set_multiplier(MULT_HI))
         self.view.clicked.connect(lambda row, _col, _v: self.state.set_query(row))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if self.built and watched is self._split and event.type() == QEvent.Type.Resize:
+            self._arrange()
+        return super().eventFilter(watched, event)
+
+    def _arrange(self) -> None:
+        """The two plots stacked beside the heatmap, or all three side by side when the area
+        is wide and short (the depth-time panel's rule, app.widgets.arrangement)."""
+        width, height = self._split.width(), self._split.height()
+        wanted = side_by_side(width, height, 3, self.fontMetrics().height(), self.side_by_side)
+        if wanted == self.side_by_side:
+            return
+        self.side_by_side = wanted
+        if wanted:
+            self._split.addWidget(self.entropy_plot)
+            self._split.addWidget(self.curve_plot)
+            self._plots.hide()  # (it keeps its place in the splitter, at no width)
+            # the heatmap's cells stretch; the plots' titles need their width
+            self._split.setSizes([round(width * 0.3), 0, round(width * 0.35),
+                                  round(width * 0.35)])
+        else:
+            self._plots.addWidget(self.entropy_plot)
+            self._plots.addWidget(self.curve_plot)
+            self._plots.show()
+            self._plots.setSizes([height // 2] * 2)
+            self._split.setSizes([width // 2, width // 2])
+        if self.lens is not None:
+            self.update_tau()  # the curves' title: on two lines in a column of its own
+        self._fit_plot_widths()
+
+    def _entropy_range(self) -> None:
+        """Room above the bars for the legend: one row of it, or three when side by side."""
+        if self._entropy_top is not None:
+            room = 1.75 if self.side_by_side else 1.3
+            self.entropy_plot.setYRange(0, self._entropy_top * room, padding=0)
+
+    def _fit_plot_widths(self) -> None:
+        """Side by side, each plot keeps the width its title and axes need (the splitter gave
+        it less and the plot was drawn wider than its column, cut at the right)."""
+        # its legend's three entries in one row are wider than a third of the panel: one column
+        # (top left, over the short bars of the first rows)
+        columns = 1 if self.side_by_side else 3
+        if self.entropy_legend.columnCount != columns:
+            self.entropy_legend.setColumnCount(columns)
+            self._entropy_range()
+        for plot in (self.entropy_plot, self.curve_plot):
+            need = plot.getPlotItem().effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+            width = math.ceil(need) if self.side_by_side else 0
+            if plot.minimumWidth() != width:
+                plot.setMinimumWidth(width)
+            # a plot item is never made narrower than its minimum: one sized while its title
+            # was a wider line stays that wide (cut at the right) until fitted to its view again
+            item = plot.getPlotItem()
+            if item.geometry() != plot.range:
+                item.setGeometry(plot.range)
 
     # ----- controls -----
     @property
@@ -386,6 +452,7 @@ class TemperaturePanel(LensPanel):
         self.preset_hot.setText(self.tr("τ → ∞"))
         self.note_badge.setToolTip(badge_tip(self, "ANALOGY"))
         self.entropy_plot.setTitle(self.tr("entropy of each query row (nats)"), size="9pt")
+        self._fit_plot_widths()
         self.entropy_plot.setLabel("bottom", self.tr("query token i"))
         self._curve_title = ""
         self.curve_plot.setLabel("bottom", self.tr("τ (log scale)"))
@@ -429,7 +496,8 @@ class TemperaturePanel(LensPanel):
             t = len(result.tokens)
             self.entropy_plot.setXRange(-0.6, t - 0.4, padding=0)
             top = float(np.log(t)) * 1.08 + 0.05
-            self.entropy_plot.setYRange(0, top * 1.3, padding=0)  # room for the legend
+            self._entropy_top = top
+            self._entropy_range()
             self.curve_plot.setYRange(0, top, padding=0)
             rows = self._curve.shape[1]
             xs = np.tile(np.append(CURVE_MULTS * math.sqrt(self.head_dim), np.nan), rows)
@@ -467,9 +535,12 @@ class TemperaturePanel(LensPanel):
         self.row_bound.setValue(float(lens.entropy_bound[query]))
         title = self.tr("entropy against τ · bold: query row %1 (click a row)").replace(
             "%1", str(query))
+        if self.side_by_side:  # a third of the width: two lines (a title never wraps itself)
+            title = title.replace(" · ", "<br>", 1)
         if title != self._curve_title:
             self._curve_title = title
             self.curve_plot.setTitle(title, size="9pt")
+            self._fit_plot_widths()
         self.tau_line.setValue(math.log10(lens.tau))
         self._update_texts()
 
