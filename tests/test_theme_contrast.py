@@ -214,3 +214,20 @@ def test_attention_links_stand_out_from_the_plot_in_both_themes(make_window, qtb
         assert theme.contrast_ratio(over(strongest, background), background) >= 4.5, key
         node = QColor(panel.nodes.data["brush"][0].color())  # token 0's node fill
         assert theme.contrast_ratio(over(node, background), background) >= 1.5, key
+
+
+def test_temperature_layer_diamonds_stand_out_in_both_themes(make_window, qtbot):
+    """The layer's entropy (τ = √d) was drawn as near-black diamonds: on the dark plot they
+    could not be seen. They now take the theme's plot ink."""
+    window = make_window(sync=True, text="Attention never reads the future tokens")
+    dock = window.docks["lensTemperatureDock"]
+    dock.show()
+    dock.raise_()
+    panel = window.panels["lensTemperatureDock"]
+    qtbot.waitUntil(lambda: panel.is_current, timeout=5000)
+    for key in ("dark", "light", "dark"):
+        window.theme_actions[key].trigger()
+        qtbot.waitUntil(lambda: panel.is_current, timeout=5000)
+        background = QColor(theme.PLOT_COLOURS[key][0])
+        diamond = QColor(panel.layer_dots.opts["brush"].color())
+        assert theme.contrast_ratio(over(diamond, background), background) >= 3.0, key

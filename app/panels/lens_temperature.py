@@ -174,6 +174,9 @@ MULT_LO, MULT_HI = 1e-3, 1e3
 CURVE_MULTS = np.logspace(math.log10(MULT_LO), math.log10(MULT_HI), 121)
 #: At most this many query rows get a thin curve in the entropy-against-τ plot.
 CURVE_ROWS = 64
+#: The layer's own entropy (τ = √d) on the entropy bars: near-black on the light theme, made
+#: as light as it must be to stand out on the dark plot (theme.plot_ink).
+LAYER_DOT = "#282828"
 #: |log τ| below this counts as "τ = 1" for the E18 note (about one slider step each side).
 TAU_ONE_TOLERANCE = 0.02
 
@@ -224,7 +227,8 @@ class TemperaturePanel(LensPanel):
         self.bound_curve = pg.PlotDataItem(pen=pg.mkPen((200, 40, 40), width=2,
                                                         style=Qt.PenStyle.DashLine),
                                            stepMode="center")
-        self.layer_dots = pg.ScatterPlotItem(size=7, brush=QColor(40, 40, 40), pen=None,
+        # coloured for the theme in _retranslate (near-black vanished on the dark plot)
+        self.layer_dots = pg.ScatterPlotItem(size=7, brush=QColor(LAYER_DOT), pen=None,
                                              symbol="d")
         self.entropy_plot.addItem(self.entropy_bars)
         self.entropy_plot.addItem(self.bound_curve)
@@ -456,6 +460,7 @@ class TemperaturePanel(LensPanel):
         self.entropy_plot.setLabel("bottom", self.tr("query token i"))
         self._curve_title = ""
         self.curve_plot.setLabel("bottom", self.tr("τ (log scale)"))
+        self.layer_dots.setBrush(pg.mkBrush(theme.plot_ink(LAYER_DOT)))  # (a theme switch too)
         self.entropy_legend.clear()
         self.entropy_legend.addItem(self.entropy_bars, self.tr("at this τ"))
         self.entropy_legend.addItem(self.bound_curve, self.tr("bound log(i+1)"))
