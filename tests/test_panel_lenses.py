@@ -392,6 +392,38 @@ def test_temperature_plots_stand_side_by_side_at_1366_by_768(make_window, qtbot,
                     <= panel.curve_plot.width())
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("tour", [False, True])
+def test_splitting_titles_stay_clear_of_the_tiles_at_1366_by_768(make_window, qtbot, language,
+                                                                 tour, restore_view):
+    """The title strip above each row of tiles was sized in data units (0.55 of a tile's
+    height): in the ~570 x 340 dock of a 1366 x 768 window the two-line titles ran over the
+    row above, and long ones over their neighbours. Each title now stands in its own column,
+    between the row above and its tile."""
+    from app.panels.lens_splitting import CELL_NAMES
+
+    window = make_window(sync=True, text="我爱北京天安门", language=language)
+    window.resize(1366, 768)
+    window.apply_default_layout()
+    if tour:
+        window.start_tour(0)
+    panel = show(window, qtbot, "lensSplittingDock")
+    qtbot.wait(100)
+    view = panel.canvas.getViewBox().sceneBoundingRect()
+    titles = [panel.cells[name][0].mapRectToScene(panel.cells[name][0].boundingRect())
+              for name in CELL_NAMES]
+    tiles = [panel._frames[name].mapRectToScene(panel._frames[name].rect())
+             for name in CELL_NAMES]
+    assert all(tile.height() >= 10 for tile in tiles)
+    for i, title in enumerate(titles):
+        assert view.contains(title.adjusted(1, 1, -1, -1)), (CELL_NAMES[i], title, view)
+        for j, tile in enumerate(tiles):
+            assert not title.intersects(tile.adjusted(1, 1, -1, -1)), (CELL_NAMES[i],
+                                                                       CELL_NAMES[j])
+        for other in titles[i + 1:]:
+            assert not title.intersects(other)
+
+
 def test_splitting_tiles_have_colour_bars_and_an_all_zero_difference_says_so(make_window,
                                                                               qtbot):
     """The tiles had no colour bar (nothing to read a value by), and |u₆ − block| exactly 0

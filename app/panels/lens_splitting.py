@@ -62,6 +62,10 @@ DIFF_LUT = DIFF_MAP.getLookupTable(0.0, 1.0, 256, alpha=True)
 
 
 TITLE_WIDTH_PX = 150
+#: The tiles' titles, tried in turn until the two title strips leave the tiles
+#: MIN_TILE_PX each: 8 pt, 7 pt, and 7 pt on one line (see SplittingPanel._fit_titles).
+TITLE_SIZES = (8, 7, 7)
+MIN_TILE_PX = 14
 #: The engine's sub-step kinds, translated at run time (listed so lupdate sees them).
 _KINDS = (QT_TRANSLATE_NOOP("SplittingPanel", "explicit Euler"),
           QT_TRANSLATE_NOOP("SplittingPanel", "projection"),
@@ -124,7 +128,7 @@ class SplittingPanel(LensPanel):
             frame.setZValue(1)  # the outline on top of the image, so a white cell shows
             image = pg.ImageItem(axisOrder="row-major")
             title = pg.TextItem(anchor=(0.5, 1.0), color=(30, 30, 30))
-            title.textItem.setTextWidth(TITLE_WIDTH_PX)  # a fixed box, centred on the cell
+            title.textItem.setTextWidth(TITLE_WIDTH_PX)  # centred on the cell (_fit_titles)
             option = title.textItem.document().defaultTextOption()
             option.setAlignment(Qt.AlignmentFlag.AlignHCenter)
             title.textItem.document().setDefaultTextOption(option)
@@ -151,6 +155,12 @@ class SplittingPanel(LensPanel):
         self.bars.addItem(self.diff_bar, row=3, col=0)
         self.bars.setFixedWidth(96)
         self._shape: tuple[int, int] | None = None
+        self._fitted: tuple | None = None  # what the titles and tiles were last placed for
+        self._title_parts: dict[str, tuple] = {}  # each tile's title (see _title_html)
+        self._title_shown: dict[str, str] = {}
+        #: which of TITLE_SIZES the titles are drawn at
+        self.title_level = 0
+        self.canvas.getViewBox().sigResized.connect(self._fit_titles)
         self._apply_palette()
 
         self.gap_label = QLabel()
@@ -318,21 +328,63 @@ class SplittingPanel(LensPanel):
         self._draw_texts()
 
     def _layout_cells(self, t: int, d: int) -> None:
-        """Place the ten cells in two rows of five, each ``d`` wide and ``t`` tall in data
-        units, with a title band above each row sized in proportion so it stays ~60 px."""
+        """A new input's shape: place the cells for it (see _fit_titles)."""
         self._shape = (t, d)
-        gap, band = 0.12 * d, 0.55 * t
+        self._fit_titles()
+
+    def _fit_titles(self, *_args: object) -> None:
+        """Place the ten cells in two rows of five, each ``d`` wide and ``t`` tall in data
+        units, with a title strip above each row as tall as its titles are in pixels. (A strip
+        sized in data units, 0.55·t, was ~20 px in a 1366 x 768 window: the two-line titles
+        ran over the row above.) Each title wraps within its own column's width."""
+        if self._shape is None:
+            return
+        t, d = self._shape
+        view = self.canvas.getViewBox()
+        width_px, height_px = view.width(), view.height()
+        if width_px <= 0 or height_px <= 0:
+            return
+        # the per-frame path (a slider drag) mostly keeps the size and the titles' words
+        key = (self._shape, round(width_px), round(height_px), tuple(self._title_parts.items()))
+        if key == self._fitted:
+            return
+        self._fitted = key
+        gap = 0.12 * d
+        x_span = 5 * d + 4 * gap + 0.04 * d
+        # a title's box: its tile and the margin beside the outer tiles (inside the view)
+        text_width = max(1.04 * d * width_px / x_span - 2.0, 40.0)
+        for title, _image in self.cells.values():
+            if abs(title.textItem.textWidth() - text_width) > 0.5:
+                title.textItem.setTextWidth(text_width)
+        for level in range(len(TITLE_SIZES)):
+            for name, parts in self._title_parts.items():
+                html = self._title_html(parts, level)
+                if self._title_shown.get(name) != html:
+                    self._title_shown[name] = html
+                    self.cells[name][0].setHtml(html)
+                    # the kind, when the title has no room for it
+                    last = level == len(TITLE_SIZES) - 1
+                    self.cells[name][0].setToolTip(parts[2] if last else "")
+            title_px = max(title.textItem.boundingRect().height()
+                           for title, _image in self.cells.values()) + 4.0
+            if height_px - 2 * title_px >= 2 * MIN_TILE_PX:
+                break
+        self.title_level = level
+        # band·H / (2(t + band) + 0.06t) = title_px, solved for band
+        room = max(height_px - 2 * title_px, 2.0)
+        band = title_px * 2.06 * t / room
+        per_px = (2 * (t + band) + 0.06 * t) / height_px  # data units per pixel, vertically
         for i, name in enumerate(CELL_NAMES):
             row, col = divmod(i, 5)
             x0, y0 = col * (d + gap), band + row * (t + band)
             title, image = self.cells[name]
             image.setRect(QRectF(x0, y0, d, t))
             self._frames[name].setRect(QRectF(x0, y0, d, t))
-            title.setPos(x0 + d / 2, y0 - 0.04 * t)
+            title.setPos(x0 + d / 2, y0 - 2 * per_px)
             if name == "diff":
                 self.zero_note.setPos(x0 + d / 2, y0 + t / 2)
-        self.canvas.getViewBox().setRange(xRange=(-0.02 * d, 5 * d + 4 * gap + 0.02 * d),
-                                          yRange=(0, 2 * (t + band) + 0.06 * t), padding=0)
+        view.setRange(xRange=(-0.02 * d, 5 * d + 4 * gap + 0.02 * d),
+                      yRange=(0, 2 * (t + band) + 0.06 * t), padding=0)
 
     def title_text(self, name: str) -> str:
         """A cell's title as plain text (tests)."""
@@ -343,30 +395,44 @@ class SplittingPanel(LensPanel):
         """max |u₆ − block with skip α = ω/(1 − ω)|: the number the panel shows."""
         return self.lens.gap_reweighted if self.lens is not None else math.nan
 
-    def _title(self, name: str, kind: str, text: str, scale: float | None = None) -> str:
-        """Two short lines, so every column gets the same width; ``scale``: the tile's ±m."""
+    def _title(self, name: str, kind: str, text: str, scale: float | None = None) -> tuple:
+        """A title's parts (see _title_html); ``scale``: the tile's ±m."""
+        return (name, kind, text, scale)
+
+    @staticmethod
+    def _title_html(parts: tuple, level: int) -> str:
+        """Two short lines: the state and its scale, the sub-step's kind in its colour; at
+        ``level`` 1 a size smaller, at 2 the first line alone, in the kind's colour (the
+        kind is then the tile's tooltip): where the panel is too short for more."""
+        name, kind, text, scale = parts
         colour = theme.plot_ink(KIND_COLOURS.get(kind, "#444444"))  # drawn in the plot
         m = "" if scale is None else f" ±{scale:.3g}"
-        return (f"<span style='font-size:8pt'><b>{name}</b>{m}<br>"
+        size = TITLE_SIZES[level]
+        if level == len(TITLE_SIZES) - 1:
+            return f"<span style='font-size:{size}pt; color:{colour}'><b>{name}</b>{m}</span>"
+        return (f"<span style='font-size:{size}pt'><b>{name}</b>{m}<br>"
                 f"<span style='color:{colour}'>{text}</span></span>")
+
+    def _set_title(self, name: str, parts: tuple) -> None:
+        self._title_parts[name] = parts  # (placed at the end of _draw_texts)
 
     def _draw_texts(self) -> None:
         lens = self.lens
         st = self.state
         zh = st.language == "zh"
         m = self.scales
-        self.cells["u0"][0].setHtml(self._title("u₀", "input", self.tr("input"), m["u0"]))
+        self._set_title("u0", self._title("u₀", "input", self.tr("input"), m["u0"]))
         sub = "₀₁₂₃₄₅₆"
         for s in lens.substeps:
             kind = s.kind_zh if zh else self.tr(s.kind)
             if s.kind == "explicit Euler + projection":
                 kind = self.tr("Euler + ReLU projection") if not zh else "欧拉 + ReLU 投影"
-            self.cells[s.name][0].setHtml(self._title(f"u{sub[s.index]}", s.kind, kind,
+            self._set_title(s.name, self._title(f"u{sub[s.index]}", s.kind, kind,
                                                       m[s.name]))
-        self.cells["block"][0].setHtml(self._title(
+        self._set_title("block", self._title(
             self.tr("block"), "block", self.tr("skip α = %1").replace("%1", f"{lens.skip:.3g}"),
             m["block"]))
-        self.cells["block2017"][0].setHtml(self._title(
+        self._set_title("block2017", self._title(
             self.tr("2017 block"), "block", self.tr("skip 1"), m["block2017"]))
         self.state_bar_title.setText(pick(st, "u: ±m (titles)", "u：±m（见标题）"),
                                      color=theme.plot_ink("#444444"))
@@ -377,8 +443,9 @@ class SplittingPanel(LensPanel):
         self.zero_note.setHtml("<b style='color:#1b7f3b'>"
                                + pick(st, "all exactly 0", "全部恰为 0") + "</b>"
                                if self.diff_is_zero else "")
-        self.cells["diff"][0].setHtml(self._title(
+        self._set_title("diff", self._title(
             self.tr("|u₆ − block|"), "block", f"max {self.gap:.1e}"))
+        self._fit_titles()
 
         gap = self.gap
         if gap <= ROUNDING:
