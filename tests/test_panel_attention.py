@@ -4,6 +4,7 @@ import math
 import re
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from app.panels.attention_graph import (
@@ -262,3 +263,36 @@ def test_the_self_loop_keeps_its_pixel_size_after_a_long_input(make_window):
     (x0, x1), _ = vb.viewRange()
     loop_px = (loop[:, 0].max() - loop[:, 0].min()) * vb.width() / (x1 - x0)
     assert loop_px <= 2.5 * LOOP_PX[0]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("tour", [False, True])
+def test_the_caption_stays_clear_of_the_graph_at_1366_by_768(make_window, qtbot, language, tour,
+                                                             restore_view):
+    """At 1366 x 768 (worse with the tour open) the texts and the graph's least height did
+    not fit the dock: the entropy caption was laid over the graph's node labels. The colour
+    key now moves to the caption's tooltip when short, so nothing overlaps."""
+    window = make_window(sync=True, text="我爱北京天安门", language=language)
+    window.resize(1366, 768)
+    window.apply_default_layout()
+    if tour:
+        window.start_tour(0)
+    panel = window.panels["attentionDock"]
+    qtbot.waitUntil(lambda: panel.isVisible() and panel.is_current)
+    qtbot.wait(100)
+
+    def rect(widget):
+        return widget.geometry().translated(widget.parentWidget().mapTo(panel, QPoint(0, 0)))
+
+    graph, caption, readout = rect(panel.graph), rect(panel.caption), rect(panel.readout)
+    assert graph.height() >= panel.graph.minimumHeight() >= 160
+    assert not graph.intersects(caption) and not caption.intersects(readout)
+    assert caption.height() >= panel.caption.heightForWidth(caption.width())  # all of it
+    assert "H = 1.5332" in panel.caption.text().replace("熵 ", "")
+    if not panel.caption_key_shown:
+        assert "√" in panel.caption.toolTip()  # the colour key, a hover away
+    dock = window.docks["attentionDock"]
+    dock.setFloating(True)
+    dock.resize(500, 700)  # room: the key stands under the numbers again
+    qtbot.waitUntil(lambda: panel.caption_key_shown and "√" in panel.caption.text())
+    assert panel.caption.toolTip() == ""

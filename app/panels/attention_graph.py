@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QCursor, QFont, QPen
 from PySide6.QtWidgets import (
     QComboBox,
@@ -42,6 +42,8 @@ N_BUCKETS = 8
 MAX_ARCS = 512
 #: Beyond this many masked links only a stride of them is drawn (dashed lines are slow).
 MAX_MASKED_ARCS = 32
+#: The graph's least height: its node labels (up to three lines) and arcs above them.
+GRAPH_MIN_HEIGHT = 160
 #: Tokens with a text label under their node; more tokens get a stride (the query always has one).
 MAX_LABELS = 64
 #: Pixels a rotated label needs beside its neighbour.
@@ -177,7 +179,7 @@ class AttentionGraphPanel(Panel):
 
         self.graph = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)  # (hidden ones)
         self.graph.setObjectName("attnGraph")
-        self.graph.setMinimumHeight(160)
+        self.graph.setMinimumHeight(GRAPH_MIN_HEIGHT)
         self.plot = self.graph.getPlotItem()
         for side in ("left", "bottom", "right", "top"):
             self.plot.hideAxis(side)
@@ -231,12 +233,22 @@ class AttentionGraphPanel(Panel):
         controls.addWidget(self.head_box)
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(3)
         layout.addLayout(controls)
         layout.addWidget(self.gqa_note)
         layout.addWidget(self.graph, 1)
         layout.addWidget(ReflowGuard(self.caption))  # new numbers every edit: no window relayout
         layout.addWidget(self.readout)
         self.set_body(body)
+        self._body = body
+        #: the caption's numbers and its colour key (see _fit_caption)
+        self._caption_parts: tuple[str, str] = ("", "")
+        #: True while the colour key stands under the numbers (False: in the caption's tooltip)
+        self.caption_key_shown = True
+        self._measure = QLabel()  # measures the caption with its key, never shown
+        self._measure.setTextFormat(Qt.TextFormat.RichText)
+        self._measure.setWordWrap(True)
+        body.installEventFilter(self)
 
         # what is on screen (tests read these; float64 so hover shows exact numbers)
         #: attention weights of the shown row, [T]
@@ -269,6 +281,33 @@ class AttentionGraphPanel(Panel):
         state.inputs_changed.connect(self._on_inputs_changed)
         state.font_scale_changed.connect(self._on_font_scale_changed)
         self.retranslate()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._body and event.type() == QEvent.Type.Resize:
+            self._fit_caption()
+        return super().eventFilter(watched, event)
+
+    def _fit_caption(self) -> None:
+        """The caption's colour key ("orange = the query; line width …") under its numbers
+        while the graph keeps GRAPH_MIN_HEIGHT beside them; in a shorter panel (1366 x 768,
+        more so with the tour open) the key goes to the caption's tooltip: with it the texts
+        left the graph less than its minimum and the caption was laid over its node labels."""
+        numbers, key = self._caption_parts
+        if not numbers:
+            return
+        layout = self._body.layout()
+        margins = layout.contentsMargins()
+        width = self._body.width() - margins.left() - margins.right()
+        self._measure.setFont(self.caption.font())
+        self._measure.setText(numbers + "<br>" + key)
+        others = (self.query_box.sizeHint().height() + self.gqa_note.heightForWidth(width)
+                  + self.readout.sizeHint().height() + 4 * layout.spacing()
+                  + margins.top() + margins.bottom())
+        shown = (self._body.height() - others - self._measure.heightForWidth(width)
+                 >= GRAPH_MIN_HEIGHT)
+        self.caption_key_shown = shown
+        self.caption.setText(numbers + "<br>" + key if shown else numbers)
+        self.caption.setToolTip("" if shown else self._measure.text())
 
     # ----- strings -----
     def retranslate(self) -> None:
@@ -554,8 +593,9 @@ class AttentionGraphPanel(Panel):
         if capped:
             legend += self.tr("; showing the %1 heaviest of %2 links").replace(
                 "%1", str(drawn)).replace("%2", str(int((~self.masked).sum())))
-        lines.append(f"<span style='color:{theme.quiet_css()}'>{legend}</span>")
-        self.caption.setText("<br>".join(lines))
+        self._caption_parts = ("<br>".join(lines),
+                               f"<span style='color:{theme.quiet_css()}'>{legend}</span>")
+        self._fit_caption()
 
     # ----- hover -----
     def key_at(self, scene_pos: QPointF) -> int:
