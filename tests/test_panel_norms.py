@@ -261,3 +261,30 @@ def test_the_fitted_table_follows_a_larger_text_size(make_window, qtbot, restore
     qtbot.waitUntil(lambda: panel.table.font().pointSizeF() > before)
     qtbot.wait(50)
     assert _cut_cells(panel) == []
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_controls_wrap_before_the_panel_scrolls_with_the_tour_open(make_window, qtbot,
+                                                                       language, restore_view):
+    """At 1366 x 768 (the tour open or not) the Token / Vector row and the key's row were
+    wider than the ~250 px dock: the panel scrolled sideways and the explanation under them was cut
+    at the right. Vector now stands under Token, and the layer's box under the key."""
+    window = make_window(sync=True, text=TEXT, language=language)
+    window.resize(1366, 768)
+    window.apply_default_layout()
+    window.start_tour(0)
+    panel = window.panels["normDock"]
+    viewport = panel._scroll.viewport()
+    qtbot.waitUntil(lambda: window.tour_dock.isVisible() and viewport.width() < 300)
+    qtbot.waitUntil(lambda: panel._content.width() <= viewport.width())
+    qtbot.wait(50)
+    assert not panel._scroll.horizontalScrollBar().isVisible()
+    for widget in (panel.identity, panel.point_box, panel.show_layer, panel.token_box):
+        right = widget.mapTo(viewport, widget.rect().topRight()).x()
+        assert right <= viewport.width(), widget.objectName()
+    assert panel.point_box.geometry().top() >= panel.token_box.geometry().bottom()
+    dock = window.docks["normDock"]
+    dock.setFloating(True)
+    dock.resize(700, 700)  # wide: one row each
+    qtbot.waitUntil(lambda: not panel.controls_stacked and not panel.legend_stacked)
+    assert abs(panel.point_box.geometry().top() - panel.token_box.geometry().top()) < 4

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QGridLayout,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QScrollArea,
@@ -221,15 +220,22 @@ class NormComparePanel(Panel):
             label.setTextFormat(Qt.TextFormat.RichText)
             label.setWordWrap(True)
 
-        controls = QHBoxLayout()
-        controls.addWidget(self.token_label)
-        controls.addWidget(self.token_box, 1)
-        controls.addSpacing(6)
-        controls.addWidget(self.point_label)
-        controls.addWidget(self.point_box, 2)
-        legend_row = QHBoxLayout()
-        legend_row.addWidget(self.legend, 1)
-        legend_row.addWidget(self.show_layer)
+        # Token and Vector on one row, or one under the other in a narrow dock (the tour open
+        # at 1366 x 768): one row was wider than the dock, so the panel scrolled sideways and
+        # cut the explanation under it (see _arrange_controls)
+        controls = QGridLayout()
+        controls.setHorizontalSpacing(6)
+        controls.setVerticalSpacing(2)
+        self._controls = controls
+        #: True while Vector stands under Token
+        self.controls_stacked = False
+        # the chart's key and the layer's RMSNorm·γ box: one row, or the box under the key
+        legend_row = QGridLayout()
+        legend_row.setHorizontalSpacing(6)
+        legend_row.setVerticalSpacing(2)
+        self._legend_row = legend_row
+        #: True while the "show the layer's RMSNorm·γ" box stands under the key
+        self.legend_stacked = False
         proj = QGridLayout()
         proj.setHorizontalSpacing(6)
         proj.setVerticalSpacing(2)
@@ -247,6 +253,7 @@ class NormComparePanel(Panel):
         layout.addWidget(self.identity)
         layout.addWidget(self.graph, 1)
         layout.addLayout(legend_row)
+        self._place_controls()
         layout.addWidget(self.table)
         layout.addWidget(ReflowGuard(self.match_text))
         layout.addLayout(proj)
@@ -284,7 +291,48 @@ class NormComparePanel(Panel):
         state.language_changed.connect(lambda _lang: self._set_identity())
         self.retranslate()
 
+    def _place_controls(self) -> None:
+        grid = self._controls
+        for widget in (self.token_label, self.token_box, self.point_label, self.point_box):
+            grid.removeWidget(widget)
+        stacked = self.controls_stacked
+        grid.addWidget(self.token_label, 0, 0)
+        grid.addWidget(self.token_box, 0, 1)
+        grid.addWidget(self.point_label, 1 if stacked else 0, 0 if stacked else 2)
+        grid.addWidget(self.point_box, 1 if stacked else 0, 1 if stacked else 3)
+        for column in range(4):  # the boxes share the spare width (Token's 1 : Vector's 2)
+            grid.setColumnStretch(column, 0)
+        grid.setColumnStretch(1, 1)
+        if not stacked:
+            grid.setColumnStretch(3, 2)
+        row = self._legend_row
+        for widget in (self.legend, self.show_layer):
+            row.removeWidget(widget)
+        row.addWidget(self.legend, 0, 0)
+        row.addWidget(self.show_layer, 1 if self.legend_stacked else 0,
+                      0 if self.legend_stacked else 1)
+        row.setColumnStretch(0, 1)
+
+    def _arrange_controls(self) -> None:
+        """Token and Vector side by side while one row fits the visible width, else one
+        under the other; the same for the chart's key and the layer's box."""
+        margins = self._content.layout().contentsMargins()
+        room = self._scroll.viewport().width() - margins.left() - margins.right()
+
+        def row_width(widgets: tuple[QWidget, ...], grid: QGridLayout) -> int:
+            return (sum(w.sizeHint().width() for w in widgets)
+                    + (len(widgets) - 1) * grid.horizontalSpacing())
+
+        stacked = room < row_width((self.token_label, self.token_box, self.point_label,
+                                    self.point_box), self._controls)
+        legend = room < row_width((self.legend, self.show_layer), self._legend_row)
+        if (stacked, legend) != (self.controls_stacked, self.legend_stacked):
+            self.controls_stacked, self.legend_stacked = stacked, legend
+            self._place_controls()
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self._scroll.viewport():
+            self._arrange_controls()
         if (event.type() == QEvent.Type.Resize and watched is self._scroll.viewport()) or \
                 (event.type() == QEvent.Type.LayoutRequest and watched is self._content):
             self._fit_content()
@@ -396,6 +444,7 @@ class NormComparePanel(Panel):
         self.mean_line.setToolTip(self.tr("mean of v"))
         self._set_legend()
         self._set_identity()
+        self._arrange_controls()  # the words have their own widths in each language
 
     def _set_legend(self) -> None:
         """The colour key; while the mouse is over a feature, that feature's numbers."""
@@ -416,6 +465,7 @@ class NormComparePanel(Panel):
 
     def _on_show_layer(self, _on: bool) -> None:
         self._set_legend()
+        self._arrange_controls()  # a longer key
         self.request_redraw()
 
     def _on_token_box(self, index: int) -> None:
