@@ -60,6 +60,14 @@ class LatestWinsWorker(Generic[Req]):
             self._cond.notify()
         self._thread.join(timeout)
 
+    def alive(self) -> bool:
+        """True while the thread runs (after :meth:`stop`: still inside its last request)."""
+        return self._thread.is_alive()
+
+    def join(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the thread to end (after :meth:`stop`)."""
+        self._thread.join(timeout)
+
     def _loop(self) -> None:
         while True:
             with self._cond:

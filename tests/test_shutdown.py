@@ -82,3 +82,50 @@ def test_the_app_process_exits_promptly_when_closed_during_a_long_compute(tmp_pa
     noise = [line for line in proc.stderr.splitlines()
              if line.strip() and "propagateSizeHints" not in line]
     assert noise == []
+
+
+def test_quitting_while_the_worker_is_inside_one_long_numpy_call_does_not_crash(tmp_path):
+    # The cancelled worker stops at its next Python instruction, after the numpy call it is
+    # in; a process that ended first freed what that call was using (OpenBLAS frees its
+    # buffers at exit) and segfaulted about 1 run in 3. Here the worker is surely inside one
+    # BLAS product (~1 s or more) when the window closes and the application quits.
+    script = textwrap.dedent("""
+        import sys, threading, time
+        import numpy as np
+        from threadpoolctl import threadpool_limits
+        import app.bridge as bridge_module
+        from app.__main__ import build_app
+        app = build_app(sys.argv)
+        from app.mainwindow import MainWindow
+        from PySide6.QtCore import QTimer
+        inside = threading.Event()
+        a = np.random.default_rng(0).standard_normal((2600, 2600))
+        def long_compute(request):
+            with threadpool_limits(1):
+                inside.set()
+                a @ a  # one BLAS call: no Python instruction until it returns
+            raise AssertionError("the cancel should have stopped the worker here")
+        bridge_module.compute = long_compute
+        window = MainWindow(initial_text=None, persist_layout=False)
+        window.show()
+        window.editor.set_text("a b")
+        def close():
+            if not inside.is_set():
+                QTimer.singleShot(10, close)
+                return
+            time.sleep(0.1)
+            window.close()
+            print("alive after close:", window.bridge._worker.alive(), flush=True)
+            app.quit()
+        QTimer.singleShot(10, close)
+        sys.exit(app.exec())
+    """)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DUALVIEW_CONFIG_DIR": str(tmp_path)}
+    env.pop("DUALVIEW_SYNC", None)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, timeout=120,
+                          capture_output=True, text=True)
+    assert "alive after close: True" in proc.stdout, proc.stdout  # exited with it inside
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    noise = [line for line in proc.stderr.splitlines()
+             if line.strip() and "propagateSizeHints" not in line]
+    assert noise == []
