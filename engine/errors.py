@@ -103,6 +103,26 @@ MESSAGES: dict[str, str] = {
     "file_objects": "{path}: {name} holds Python objects; only numbers are read",
     "file_config_not_json": "{path}: the layer config is not JSON text",
     "file_cut_short": "{path}: {name} is cut short",
+    # checkpoints: safetensors files (engine.checkpoint)
+    "st_truncated": "{path} is cut short: it ends before the data its header describes; "
+                    "copy the file again",
+    "st_not_safetensors": "{path} is not a .safetensors file (nor an .npz of layer weights)",
+    "st_bad_header": "{path}: the safetensors header is damaged ({reason})",
+    "st_bad_entry": "{path}: the header's entry for {name} is damaged (it needs a dtype, a "
+                    "shape and two data offsets)",
+    "st_outside": "{path}: {name}'s data would end at byte {end} of the data, but there are "
+                  "only {size} bytes; the file is cut short or damaged",
+    "st_size_mismatch": "{path}: {name} claims shape {shape} in {dtype} but holds {nbytes} "
+                        "bytes",
+    "st_dtype": "{name} is stored as {dtype}; this app reads {supported}",
+    "st_no_layers": "{path} holds no decoder layer (no tensor named model.layers.N.…)",
+    "st_layer_absent": "{path} has no layer {layer}; it holds layer(s) {layers}",
+    "st_too_large": "this layer has {count} weights, more than the {limit} of the largest "
+                    "layer this app runs (Qwen3-0.6B's)",
+    "st_inconsistent": "the layer's shapes do not fit together: q_proj has {q_rows} rows and "
+                       "k_proj {k_rows}, not whole heads of head_dim {head_dim} (q_norm's size)",
+    "st_bad_config_json": "{path} cannot be read as a model config ({reason}); fix or remove "
+                          "it",
     # lenses: temperature
     "qk_shape": "q and k must both be [heads, tokens, head_dim] and non-empty, got {q_shape} "
                 "and {k_shape}",
@@ -167,6 +187,7 @@ PHRASES: frozenset[str] = frozenset({
     "a row of resid_attn", "a non-zero input", "inputs and weights that keep it non-zero",
     "the block's first LayerNorm", "the block's second LayerNorm",
     "not an .npz archive", "a tensor too large for memory",
+    "not a JSON object", "far too large for a config.json",
 })
 
 

@@ -1047,6 +1047,54 @@ after attn.</source>
         <translation>{path}：{name} 不完整（文件被截断）</translation>
     </message>
     <message>
+        <source>{path} is cut short: it ends before the data its header describes; copy the file again</source>
+        <translation>{path} 不完整：文件在其头部所描述的数据之前就结束了；请重新复制该文件</translation>
+    </message>
+    <message>
+        <source>{path} is not a .safetensors file (nor an .npz of layer weights)</source>
+        <translation>{path} 不是 .safetensors 文件（也不是层权重的 .npz 文件）</translation>
+    </message>
+    <message>
+        <source>{path}: the safetensors header is damaged ({reason})</source>
+        <translation>{path}：safetensors 文件头已损坏（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: the header&apos;s entry for {name} is damaged (it needs a dtype, a shape and two data offsets)</source>
+        <translation>{path}：文件头中 {name} 的条目已损坏（需要 dtype、shape 和两个数据偏移量）</translation>
+    </message>
+    <message>
+        <source>{path}: {name}&apos;s data would end at byte {end} of the data, but there are only {size} bytes; the file is cut short or damaged</source>
+        <translation>{path}：{name} 的数据应在数据区第 {end} 字节处结束，但数据区只有 {size} 字节；文件不完整或已损坏</translation>
+    </message>
+    <message>
+        <source>{path}: {name} claims shape {shape} in {dtype} but holds {nbytes} bytes</source>
+        <translation>{path}：{name} 声称形状为 {shape}、类型为 {dtype}，但实际占 {nbytes} 字节</translation>
+    </message>
+    <message>
+        <source>{name} is stored as {dtype}; this app reads {supported}</source>
+        <translation>{name} 以 {dtype} 存储；本应用只能读取 {supported}</translation>
+    </message>
+    <message>
+        <source>{path} holds no decoder layer (no tensor named model.layers.N.…)</source>
+        <translation>{path} 中没有解码器层（没有名为 model.layers.N.… 的张量）</translation>
+    </message>
+    <message>
+        <source>{path} has no layer {layer}; it holds layer(s) {layers}</source>
+        <translation>{path} 中没有第 {layer} 层；它包含的层为 {layers}</translation>
+    </message>
+    <message>
+        <source>this layer has {count} weights, more than the {limit} of the largest layer this app runs (Qwen3-0.6B&apos;s)</source>
+        <translation>这一层有 {count} 个权重，超过了本应用能运行的最大层（Qwen3-0.6B 的层）的 {limit} 个</translation>
+    </message>
+    <message>
+        <source>the layer&apos;s shapes do not fit together: q_proj has {q_rows} rows and k_proj {k_rows}, not whole heads of head_dim {head_dim} (q_norm&apos;s size)</source>
+        <translation>这一层的形状互不匹配：q_proj 有 {q_rows} 行，k_proj 有 {k_rows} 行，不是 head_dim = {head_dim}（q_norm 的大小）的整数个头</translation>
+    </message>
+    <message>
+        <source>{path} cannot be read as a model config ({reason}); fix or remove it</source>
+        <translation>{path} 无法作为模型配置读取（{reason}）；请修正或删除它</translation>
+    </message>
+    <message>
         <source>q and k must both be [heads, tokens, head_dim] and non-empty, got {q_shape} and {k_shape}</source>
         <translation>q 和 k 的形状都必须是 [头数, 词元数, head_dim] 且非空，得到的是 {q_shape} 和 {k_shape}</translation>
     </message>
@@ -1215,8 +1263,16 @@ after attn.</source>
         <translation>每个 n</translation>
     </message>
     <message>
+        <source>far too large for a config.json</source>
+        <translation>对 config.json 来说太大了</translation>
+    </message>
+    <message>
         <source>inputs and weights that keep it non-zero</source>
         <translation>使用能让它保持非零的输入和权重</translation>
+    </message>
+    <message>
+        <source>not a JSON object</source>
+        <translation>不是 JSON 对象</translation>
     </message>
     <message>
         <source>not an .npz archive</source>
