@@ -36,14 +36,16 @@ class ExportError(RuntimeError):
 
 def provenance(result: Result | None, *, seed: int, causal: bool, step: str | None = None,
                head: int | None = None, columns: str | None = None,
-               query_head: int | None = None) -> dict[str, Any]:
-    """What a figure or a table needs to be reproduced, as plain JSON-able values."""
+               query_head: int | None = None,
+               weights: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a figure or a table needs to be reproduced, as plain JSON-able values
+    (``weights``: where the layer's weights came from, when not random from ``seed``)."""
     meta: dict[str, Any] = {"app": f"Dual View {__version__}"}
     if result is not None and result.ok:
         meta["text"] = result.text
         meta["tokens"] = list(result.tokens)
         meta["config"] = result.trace.config.to_dict()  # type: ignore[union-attr]
-    meta["weights"] = {"kind": "random", "seed": seed}
+    meta["weights"] = weights or {"kind": "random", "seed": seed}
     meta["causal"] = causal
     if step is not None and result is not None and result.ok:
         shown = result.trace.step(step)  # type: ignore[union-attr]

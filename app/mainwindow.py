@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
     QFileDialog,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -69,14 +70,16 @@ from app.docks import (
     DOCKS,
     LAYOUT_VERSION,
 )
-from app.engine_text import engine_text
+from app.engine_text import engine_text, exception_text
 from app.palettes import PALETTES
 from app.panels.base import Panel
-from app.state import THEMES, AppState
+from app.state import THEMES, AppState, WeightsSource
 from app.tour import TourController, TourPanel
 from app.widgets.highlight import HighlightFrame
 from app.widgets.shortcuts_sheet import ShortcutsSheet, action_keys
 from app.widgets.token_editor import DEFAULT_TEXT, TokenEditor
+from engine.checkpoint import LoadedLayer, layer_indices, load_layer
+from engine.errors import EngineError
 
 #: Autosave this long after the last change (ms).
 AUTOSAVE_DELAY_MS = 1000
@@ -299,7 +302,11 @@ class MainWindow(QMainWindow):
         self._status_error = QLabel()
         self._status_error.setObjectName("statusError")
         self._colour_status_error()
+        #: which weights the layer runs on: random (seed) or a file's layer, with its shape
+        self._status_weights = QLabel()
+        self._status_weights.setObjectName("statusWeights")
         self.statusBar().addWidget(self._status_error, 1)
+        self.statusBar().addPermanentWidget(self._status_weights)
         self.statusBar().addPermanentWidget(self._status_tokens)
         self.statusBar().addPermanentWidget(self._status_time)
 
@@ -309,6 +316,7 @@ class MainWindow(QMainWindow):
         self.editor.presets.activated.connect(self._drop_tour_pending_text)
         self.state.result_changed.connect(self._on_result_changed)
         self.state.error_changed.connect(self._on_error_changed)
+        self.state.inputs_changed.connect(self._update_weights_status)
         self.state.text_restored.connect(self._on_text_restored)
         self.state.history_changed.connect(self._update_history_actions)
         self.state.palette_changed.connect(self._on_palette_changed)
@@ -386,6 +394,10 @@ class MainWindow(QMainWindow):
         self.examples_menu = QMenu(self)
         self.examples_menu.setObjectName("examplesMenu")
         self.file_menu.addMenu(self.examples_menu)
+        self.open_weights_action = self._action("openWeightsAction", self.file_menu,
+                                                self._open_weights_interactive)
+        self.random_weights_action = self._action("randomWeightsAction", self.file_menu,
+                                                  self.use_random_weights)
         self.save_action = self._action("saveSessionAction", self.file_menu,
                                         lambda: self._save_session_interactive(),
                                         (QKeySequence.StandardKey.Save,))
@@ -565,6 +577,8 @@ class MainWindow(QMainWindow):
         self.file_menu.setTitle(self.tr("&File"))
         self.open_action.setText(self.tr("&Open session…"))
         self.examples_menu.setTitle(self.tr("Open &example"))
+        self.open_weights_action.setText(self.tr("Open layer &weights…"))
+        self.random_weights_action.setText(self.tr("Back to &random weights"))
         self.save_action.setText(self.tr("&Save session"))
         self.save_as_action.setText(self.tr("Save session &as…"))
         self.export_menu.setTitle(self.tr("&Export"))
@@ -616,6 +630,7 @@ class MainWindow(QMainWindow):
         self._retranslate_examples()
         self._on_result_changed(self.state.result)
         self._on_error_changed(self.state.error)
+        self._update_weights_status()
         if self._shortcuts_sheet is not None:
             self._shortcuts_sheet.refresh()
 
@@ -728,6 +743,31 @@ class MainWindow(QMainWindow):
             "%1", self.engine_message(message, *self.state.error_kind)))
         if message:  # no result is coming for this text: a tour sentence goes in now
             self._apply_tour_pending_text(now=True)
+
+    def _update_weights_status(self) -> None:
+        source, config = self.state.weights_source, self.state.config
+        self.random_weights_action.setEnabled(source is not None)
+        if source is None:
+            self._status_weights.setText(self.tr("Random weights (seed %1)").replace(
+                "%1", str(self.state.seed)))
+            self._status_weights.setToolTip(self.tr(
+                "File ▸ Open layer weights… runs a real model's layer instead"))
+            return
+        self._status_weights.setText(
+            self.tr("%1, layer %2 — hidden %3, %4 heads (%5 kv) × %6, MLP %7")
+            .replace("%1", Path(source.path).name).replace("%2", str(source.layer))
+            .replace("%3", str(config.hidden_size))
+            .replace("%4", str(config.num_attention_heads))
+            .replace("%5", str(config.num_key_value_heads))
+            .replace("%6", str(config.head_dim))
+            .replace("%7", str(config.intermediate_size)))
+        tip = self.tr("Weights read from %1").replace("%1", source.path)
+        if source.assumed:
+            tip += "\n" + self.tr("Not in a config.json beside the file, so Qwen3's default "
+                                  "is used: %1").replace("%1", ", ".join(
+                                      f"{name} = {getattr(config, name):g}"
+                                      for name in source.assumed))
+        self._status_weights.setToolTip(tip)
 
     def engine_message(self, message: str, code: str = "",
                        params: dict[str, object] | None = None) -> str:
@@ -1063,8 +1103,7 @@ class MainWindow(QMainWindow):
             state.set_theme(session.theme)
         if session.font_scale is not None and not state.presentation:
             state.set_font_scale(session.font_scale)
-        if session.config != state.config or session.seed != state.seed:
-            state.set_model(session.config, session.seed)
+        self._apply_session_weights(session)
         self.causal_action.setChecked(session.causal)
         state.set_step(session.step)
         state.set_depth_t(session.depth_t)
@@ -1076,6 +1115,105 @@ class MainWindow(QMainWindow):
             self._apply_pending_query(state.result)
         else:  # no result on screen for the head to be out of (and maybe none coming: no text)
             state.set_head(session.head)
+
+    def _apply_session_weights(self, session: sessions.Session) -> None:
+        """The session's layer: its random weights, or its file's layer read again. A file
+        gone, unreadable or changed since the session was saved is said, and the session runs
+        on random weights of its layer's shape instead."""
+        state = self.state
+        if session.weights_path is None:
+            if session.config != state.config or session.seed != state.seed \
+                    or state.weights_source is not None:
+                state.set_model(session.config, session.seed)
+            return
+        source = state.weights_source
+        if source is not None and state.config == session.config \
+                and (source.path, source.layer, source.fingerprint) == (
+                    session.weights_path, session.weights_layer, session.weights_sha256):
+            return  # that layer is on screen already: not read again
+        try:
+            loaded = self._read_weights(session.weights_path, session.weights_layer)
+        except (EngineError, MemoryError) as exc:
+            problem = exception_text(exc) or self.tr("not enough memory")
+        else:
+            if loaded.config == session.config and (
+                    not session.weights_sha256 or loaded.fingerprint == session.weights_sha256):
+                self._use_loaded(loaded)
+                return
+            problem = self.tr("the file has changed since the session was saved")
+        state.set_model(session.config, session.seed)
+        self.notify(self.tr("The session's weights (%1, layer %2) could not be loaded: %3. "
+                            "It runs on random weights of the same shape instead.")
+                    .replace("%1", session.weights_path)
+                    .replace("%2", str(session.weights_layer)).replace("%3", problem),
+                    title=self.tr("Open session"), error=True)
+
+    # ----- layer weights from a file -----
+    def _read_weights(self, path: str | os.PathLike[str], layer: int) -> LoadedLayer:
+        """Read one layer, with a busy cursor: a Qwen3-0.6B layer (15.7 M numbers) takes
+        ~0.1-0.3 s, too short for a worker thread to pay off, too long to show nothing."""
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            return load_layer(path, layer,
+                              max_weights=sessions.weight_count(sessions.MAX_SESSION_LAYER))
+        finally:
+            QApplication.restoreOverrideCursor()
+
+    def _use_loaded(self, loaded: LoadedLayer) -> None:
+        self.state.set_model(loaded.config, self.state.seed, weights=loaded.weights,
+                             source=WeightsSource(loaded.path, loaded.layer, loaded.fingerprint,
+                                                  loaded.assumed))
+
+    def load_weights(self, path: str | os.PathLike[str], layer: int = 0) -> bool:
+        """Run layer ``layer`` of a ``.safetensors`` (or the engine's ``.npz``) file. A file
+        that cannot be read says why and leaves the layer on screen as it was."""
+        try:
+            loaded = self._read_weights(os.path.abspath(path), layer)
+        except (EngineError, MemoryError) as exc:
+            self.notify(self.tr("Cannot load weights from %1: %2")
+                        .replace("%1", Path(path).name)
+                        .replace("%2", exception_text(exc) or self.tr("not enough memory")),
+                        title=self.tr("Open layer weights"), error=True)
+            return False
+        self._use_loaded(loaded)
+        self.notify(self.tr("Loaded layer %1 of %2").replace("%1", str(layer))
+                    .replace("%2", Path(path).name), dialog=False)
+        return True
+
+    def use_random_weights(self) -> None:
+        """Back to random weights (the session's seed) for the same layer shape."""
+        if self.state.weights_source is not None:
+            self.state.set_model(self.state.config, self.state.seed)
+
+    def _ask_layer(self, path: str, layers: tuple[int, ...]) -> int | None:
+        # (asked only when there are several layers: no singular needed)
+        label = self.tr("%1 holds %3 decoder layers: %2. Which one should run?").replace(
+            "%1", Path(path).name).replace("%3", str(len(layers))).replace(
+            "%2", f"{layers[0]}–{layers[-1]}"
+            if len(layers) > 2 and list(layers) == list(range(layers[0], layers[-1] + 1))
+            else ", ".join(map(str, layers)))
+        value, ok = QInputDialog.getInt(self, self.tr("Open layer weights"), label,
+                                        layers[0], layers[0], layers[-1], 1)
+        return value if ok else None
+
+    def _open_weights_interactive(self) -> None:
+        source = self.state.weights_source
+        start = str(Path(source.path).parent) if source else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Open layer weights"), start,
+            self.tr("Layer weights (*.safetensors *.npz);;All files (*)"))
+        if not path:
+            return
+        try:
+            layers = layer_indices(path)
+        except EngineError as exc:
+            self.notify(self.tr("Cannot load weights from %1: %2").replace(
+                "%1", Path(path).name).replace("%2", exception_text(exc)),
+                title=self.tr("Open layer weights"), error=True)
+            return
+        layer = self._ask_layer(path, layers) if len(layers) > 1 else layers[0]
+        if layer is not None:
+            self.load_weights(path, layer)
 
     def _apply_pending_query(self, result: Result) -> None:
         pending = self._pending_query
@@ -1226,9 +1364,13 @@ class MainWindow(QMainWindow):
             if heat is not None and getattr(heat, "all_heads", None) is not None \
                     and heat.all_heads.isChecked():
                 head, query_head = "all", None
+        source = self.state.weights_source
+        weights = None if source is None else {  # (the file's name: an export travels)
+            "kind": "file", "file": Path(source.path).name, "layer": source.layer,
+            "sha256": source.fingerprint}
         return exporting.provenance(result, seed=self.state.seed, causal=self.state.causal,
                                     step=info_step, head=head,  # type: ignore[arg-type]
-                                    query_head=query_head)
+                                    query_head=query_head, weights=weights)
 
     def export_panel(self, name: str | None, path: str | os.PathLike[str]) -> bool:
         """A dock's panel (or the whole window when ``name`` is None) as PNG or SVG, by the

@@ -1,10 +1,10 @@
 """Session files (``.dualview.json``): what is on screen, saved and reopened exactly.
 
-A session holds the text, the layer config and weight seed, the causal flag, the selection
-(step, head, query token, depth time), the language and the view options. It carries a
-``format`` tag and a ``version``; :func:`read_session` checks everything before anything is
-applied, so opening a newer, corrupt or foreign file changes nothing and raises
-:class:`SessionError` with a message a person can act on.
+A session holds the text, the layer config and weight seed (or the weights file and layer),
+the causal flag, the selection (step, head, query token, depth time), the language and the
+view options. It carries a ``format`` tag and a ``version``; :func:`read_session` checks
+everything before anything is applied, so opening a newer, corrupt or foreign file changes
+nothing and raises :class:`SessionError` with a message a person can act on.
 
 Every write is atomic (:func:`write_atomic`): a temporary file in the same folder, flushed and
 fsynced, then ``os.replace``-d over the target, so a crash never leaves half a file.
@@ -93,6 +93,19 @@ class Session:
     palette: str | None = None
     theme: str | None = None
     font_scale: float | None = None
+    #: The file the layer's weights are read from (None: random weights from ``seed``), which
+    #: layer of it, and the sha256 of its numbers (a changed file is told on opening).
+    weights_path: str | None = None
+    weights_layer: int = 0
+    weights_sha256: str = ""
+
+    def weights_dict(self) -> dict[str, Any]:
+        """The ``"weights"`` field: random from a seed, or a layer of a file (whose seed is
+        the random layer used when the file is gone)."""
+        if self.weights_path is None:
+            return {"kind": "random", "seed": self.seed}
+        return {"kind": "file", "path": self.weights_path, "layer": self.weights_layer,
+                "sha256": self.weights_sha256, "seed": self.seed}
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -100,7 +113,7 @@ class Session:
             "version": VERSION,
             "text": self.text,
             "config": self.config.to_dict(),
-            "weights": {"kind": "random", "seed": self.seed},
+            "weights": self.weights_dict(),
             "causal": self.causal,
             "selection": {"step": self.step, "head": self.head, "query": self.query,
                           "depth_t": self.depth_t},
@@ -116,9 +129,13 @@ class Session:
 
 def session_from_state(state: object) -> Session:
     s: Any = state
+    source = s.weights_source
     return Session(text=s.text, config=s.config, seed=s.seed, causal=s.causal, step=s.step,
                    head=s.head, query=s.query, depth_t=s.depth_t, language=s.language,
-                   palette=s.palette, theme=s.theme, font_scale=s.font_scale)
+                   palette=s.palette, theme=s.theme, font_scale=s.font_scale,
+                   weights_path=source.path if source else None,
+                   weights_layer=source.layer if source else 0,
+                   weights_sha256=source.fingerprint if source else "")
 
 
 # ----- reading: check everything, build nothing half-way -----
@@ -179,10 +196,20 @@ def _parse_fields(data: dict[str, Any]) -> Session:
             "this app runs (Qwen3-0.6B's)"),
             f"{weight_count(config):,}", f"{weight_count(MAX_SESSION_LAYER):,}"))
     weights = _need(data, "weights", dict, "")
-    if weights.get("kind") != "random":
+    kind = weights.get("kind")
+    weights_path, weights_layer, weights_sha256 = None, 0, ""
+    if kind == "file":
+        weights_path = _need(weights, "path", str, "weights.")
+        weights_layer = _need(weights, "layer", int, "weights.")
+        weights_sha256 = _opt(weights, "sha256", str, "", "weights.")
+        if not weights_path or weights_layer < 0:
+            raise _Invalid(QCoreApplication.translate(
+                "Sessions", "its weights file or layer number is invalid"))
+    elif kind != "random":
         raise _Invalid(QCoreApplication.translate(
             "Sessions", "it refers to weights this version cannot load"))
-    seed = _need(weights, "seed", int, "weights.")
+    seed = _opt(weights, "seed", int, 0, "weights.") if kind == "file" \
+        else _need(weights, "seed", int, "weights.")
     if not 0 <= seed < 2**32:
         raise _Invalid(_tr(QCoreApplication.translate(
             "Sessions", "the weight seed %1 is out of range"), seed))
@@ -222,7 +249,8 @@ def _parse_fields(data: dict[str, Any]) -> Session:
             "Sessions", "view font_scale is out of range"))
     return Session(text=text, config=config, seed=seed, causal=causal, step=step, head=head,
                    query=query, depth_t=depth_t, language=language, palette=palette,
-                   theme=theme, font_scale=font_scale)
+                   theme=theme, font_scale=font_scale, weights_path=weights_path,
+                   weights_layer=weights_layer, weights_sha256=weights_sha256)
 
 
 def read_session(path: str | os.PathLike[str]) -> Session:

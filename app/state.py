@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
@@ -33,6 +34,18 @@ HISTORY_LIMIT = 200
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class WeightsSource:
+    """Where the layer's weights were read from (``engine.checkpoint.load_layer``)."""
+
+    path: str
+    layer: int
+    #: sha256 of the stored numbers: a session reopened later tells a changed file
+    fingerprint: str
+    #: config fields not in the file's config.json, taken from Qwen3's defaults
+    assumed: tuple[str, ...] = ()
 
 
 class AppState(QObject):
@@ -72,6 +85,7 @@ class AppState(QObject):
         self._config = Qwen3Config.toy()
         self._seed = 0
         self._weights = LayerWeights.random(self._config, self._seed)
+        self._weights_source: WeightsSource | None = None
         self._result: Result | None = None
         self._error = ""
         self._error_kind: tuple[str, dict[str, object]] = ("", {})
@@ -172,11 +186,19 @@ class AppState(QObject):
     def weights(self) -> LayerWeights:
         return self._weights
 
+    @property
+    def weights_source(self) -> WeightsSource | None:
+        """The file the weights were read from; None for random weights from :attr:`seed`."""
+        return self._weights_source
+
     def set_model(self, config: Qwen3Config, seed: int = 0,
-                  weights: LayerWeights | None = None) -> None:
-        """New layer: random weights from ``seed`` unless real ``weights`` are given."""
+                  weights: LayerWeights | None = None,
+                  source: WeightsSource | None = None) -> None:
+        """New layer: random weights from ``seed`` unless real ``weights`` are given (read
+        from ``source``, when they came from a file)."""
         # the weights first: if making them fails, the layer on screen stays whole
         self._weights = weights if weights is not None else LayerWeights.random(config, seed)
+        self._weights_source = source if weights is not None else None
         self._config = config
         self._seed = seed
         self._pinned = None

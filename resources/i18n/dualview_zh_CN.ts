@@ -1349,6 +1349,14 @@ after attn.</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
+        <source>Open layer &amp;weights…</source>
+        <translation>打开层权重(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Back to &amp;random weights</source>
+        <translation>改回随机权重(&amp;R)</translation>
+    </message>
+    <message>
         <source>&amp;Save session</source>
         <translation>保存会话(&amp;S)</translation>
     </message>
@@ -1539,6 +1547,26 @@ after attn.</source>
         <translation>未计算：%1</translation>
     </message>
     <message>
+        <source>Random weights (seed %1)</source>
+        <translation>随机权重（种子 %1）</translation>
+    </message>
+    <message>
+        <source>File ▸ Open layer weights… runs a real model&apos;s layer instead</source>
+        <translation>文件 ▸ 打开层权重… 可改为运行真实模型的一层</translation>
+    </message>
+    <message>
+        <source>%1, layer %2 — hidden %3, %4 heads (%5 kv) × %6, MLP %7</source>
+        <translation>%1，第 %2 层 — 隐藏维度 %3，%4 个头（%5 个 kv 头）× %6，MLP %7</translation>
+    </message>
+    <message>
+        <source>Weights read from %1</source>
+        <translation>权重读取自 %1</translation>
+    </message>
+    <message>
+        <source>Not in a config.json beside the file, so Qwen3&apos;s default is used: %1</source>
+        <translation>文件旁的 config.json 中没有这些值，因此使用 Qwen3 的默认值：%1</translation>
+    </message>
+    <message>
         <source>Dual View</source>
         <translation>双视角</translation>
     </message>
@@ -1581,6 +1609,38 @@ after attn.</source>
     <message>
         <source>Open session</source>
         <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>not enough memory</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <source>the file has changed since the session was saved</source>
+        <translation>保存会话之后该文件已被修改</translation>
+    </message>
+    <message>
+        <source>The session&apos;s weights (%1, layer %2) could not be loaded: %3. It runs on random weights of the same shape instead.</source>
+        <translation>无法加载会话的权重（%1，第 %2 层）：%3。现改用形状相同的随机权重运行。</translation>
+    </message>
+    <message>
+        <source>Cannot load weights from %1: %2</source>
+        <translation>无法从 %1 加载权重：%2</translation>
+    </message>
+    <message>
+        <source>Open layer weights</source>
+        <translation>打开层权重</translation>
+    </message>
+    <message>
+        <source>Loaded layer %1 of %2</source>
+        <translation>已加载 %2 的第 %1 层</translation>
+    </message>
+    <message>
+        <source>%1 holds %3 decoder layers: %2. Which one should run?</source>
+        <translation>%1 包含 %3 个解码器层：%2。要运行哪一层？</translation>
+    </message>
+    <message>
+        <source>Layer weights (*.safetensors *.npz);;All files (*)</source>
+        <translation>层权重 (*.safetensors *.npz);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Autosave is off: the settings folder %1 cannot be used (%2)</source>
@@ -1879,6 +1939,10 @@ Type a sentence above to compute the layer.</translation>
     <message>
         <source>its layer has %1 weights, more than the %2 of the largest layer this app runs (Qwen3-0.6B&apos;s)</source>
         <translation>其中的层有 %1 个权重，超过了本应用能运行的最大层（Qwen3-0.6B 的层）的 %2 个</translation>
+    </message>
+    <message>
+        <source>its weights file or layer number is invalid</source>
+        <translation>其中的权重文件或层编号无效</translation>
     </message>
     <message>
         <source>it refers to weights this version cannot load</source>
