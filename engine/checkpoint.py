@@ -19,6 +19,7 @@ import json
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -72,6 +73,8 @@ class _Entry:
 
 def _is_npz(path: str | os.PathLike[str]) -> bool:
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the read forever
+            raise EngineError("file_unreadable", path=path, reason=Phrase("not a regular file"))
         with open(path, "rb") as handle:
             return handle.read(4) == _ZIP_MAGIC
     except FileNotFoundError:

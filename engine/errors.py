@@ -187,7 +187,7 @@ PHRASES: frozenset[str] = frozenset({
     "a row of resid_attn", "a non-zero input", "inputs and weights that keep it non-zero",
     "the block's first LayerNorm", "the block's second LayerNorm",
     "not an .npz archive", "a tensor too large for memory",
-    "not a JSON object", "far too large for a config.json",
+    "not a JSON object", "far too large for a config.json", "not a regular file",
 })
 
 

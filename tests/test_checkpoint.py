@@ -4,6 +4,7 @@ layer running exactly as the same numbers given as a state dict, and one EngineE
 each way a file can be bad."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -159,6 +160,12 @@ def test_missing_and_truncated_files(tmp_path):
     assert code_of(load_layer, tmp_path / "gone.safetensors") == "file_missing"
     assert code_of(layer_indices, tmp_path / "gone.safetensors") == "file_missing"
     assert code_of(load_layer, tmp_path) == "file_unreadable"  # a folder
+    if hasattr(os, "mkfifo"):  # (POSIX)
+        fifo = tmp_path / "pipe.safetensors"
+        os.mkfifo(fifo)  # opening it to read would wait for a writer forever
+        with pytest.raises(EngineError) as info:
+            load_layer(fifo)
+        assert info.value.code == "file_unreadable" and "not a regular file" in str(info.value)
     path = tmp_path / "short.safetensors"
     path.write_bytes(b"\x10\x00")
     assert code_of(load_layer, path) == "st_truncated"

@@ -1275,6 +1275,10 @@ after attn.</source>
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
+        <source>not a regular file</source>
+        <translation>不是普通文件</translation>
+    </message>
+    <message>
         <source>not an .npz archive</source>
         <translation>不是 .npz 归档</translation>
     </message>
