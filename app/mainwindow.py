@@ -75,6 +75,7 @@ from app.palettes import PALETTES
 from app.panels.base import Panel
 from app.state import THEMES, AppState, WeightsSource
 from app.tour import TourController, TourPanel
+from app.widgets.elided_label import ElidedLabel
 from app.widgets.highlight import HighlightFrame
 from app.widgets.shortcuts_sheet import ShortcutsSheet, action_keys
 from app.widgets.token_editor import DEFAULT_TEXT, TokenEditor
@@ -216,6 +217,11 @@ class PanelMap(dict[str, Panel]):
         return self[name] if name in self or name in self._deferred else default
 
 
+#: Room the status bar keeps between a message and the first permanent label (its own
+#: margins and the label's frame).
+_STATUS_MESSAGE_MARGIN_PX = 16
+
+
 class MainWindow(QMainWindow):
     def __init__(self, *, bridge: EngineBridge | None = None, persist_layout: bool = True,
                  initial_text: str | None = DEFAULT_TEXT, autosave: bool | None = None,
@@ -299,7 +305,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._status_tokens = QLabel()
         self._status_time = QLabel()
-        self._status_error = QLabel()
+        self._status_error = ElidedLabel()  # a long error never runs over its neighbours
         self._status_error.setObjectName("statusError")
         self._colour_status_error()
         #: which weights the layer runs on: random (seed) or a file's layer, with its shape
@@ -774,12 +780,25 @@ class MainWindow(QMainWindow):
         """An engine error (English ``message`` of kind ``code``) in the interface language."""
         return engine_text(message, code, params)
 
+    def _fit_status(self, text: str) -> str:
+        """``text`` cut with "…" to the room left of the status bar's permanent labels: Qt
+        clips a longer message mid-word at their edge (a file's path made most of them long).
+        The whole text is in the dialog and in :attr:`last_message`."""
+        bar = self.statusBar()
+        if not bar.isVisible():  # not laid out yet (a message while the window is made)
+            return text
+        labels = (self._status_weights, self._status_tokens, self._status_time)
+        edge = min((w.x() for w in labels if w.isVisible() and w.width() > 0),
+                   default=bar.width())
+        return bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight,
+                                            max(edge - _STATUS_MESSAGE_MARGIN_PX, 40))
+
     def notify(self, text: str, *, title: str = "", error: bool = False,
                dialog: bool = True) -> QMessageBox | None:
         """Tell the person something: status bar always, plus a non-modal box if ``dialog``
         (never blocks: tests and a running class go on)."""
         self.last_message = text
-        self.statusBar().showMessage(text, 8000)
+        self.statusBar().showMessage(self._fit_status(text), 8000)
         if not dialog:
             return None
         if self._message_box is not None:

@@ -175,3 +175,23 @@ def test_a_session_with_a_bad_weights_entry_is_refused(make_window, tmp_path):
     bad.write_text(json.dumps(data), encoding="utf-8")
     assert not window.open_session(bad)
     assert "weights.'layer' has the wrong type" in window.last_message
+
+
+def test_a_long_message_is_cut_with_an_ellipsis_before_the_status_labels(make_window, tmp_path):
+    # a file's path made the load errors long: Qt clipped them mid-word at the weights label,
+    # and the engine-error label (a plain QLabel) ran over it
+    window = make_window(sync=True, text="a b")
+    window.resize(900, 600)
+    long_text = "Cannot load weights from model.safetensors: " + "a very long reason " * 30
+    window.notify(long_text, dialog=False)
+    shown = window.statusBar().currentMessage()
+    assert shown.endswith("…") and long_text.startswith(shown[:-1])
+    assert window.last_message == long_text
+    edge = window._status_weights.x()
+    assert window.statusBar().fontMetrics().horizontalAdvance(shown) < edge
+    window.statusBar().clearMessage()
+    window._status_error.setText(long_text)
+    window._status_error.repaint()
+    error = window._status_error
+    assert error.geometry().right() < edge and error.text() == long_text
+    assert error.shown_text().endswith("…") and error.toolTip() == long_text
