@@ -16,6 +16,21 @@ ROOT = Path(__file__).resolve().parent.parent
 LONG_TEXT = "字" * engine.MAX_TOKENS  # one token per character
 
 
+
+def run_app(script: str, config_dir: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` (it builds the app itself) in a fresh offscreen process, worker async."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DUALVIEW_CONFIG_DIR": str(config_dir)}
+    env.pop("DUALVIEW_SYNC", None)
+    return subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, timeout=120,
+                          capture_output=True, text=True)
+
+
+def qt_noise(stderr: str) -> list[str]:
+    """stderr's lines but the offscreen platform's harmless notice."""
+    return [line for line in stderr.splitlines()
+            if line.strip() and "propagateSizeHints" not in line]
+
+
 def test_closing_during_a_long_compute_is_prompt_and_leaves_nothing_running(
         make_window, qtbot, qtlog):
     window = make_window(text=None)
@@ -72,16 +87,11 @@ def test_the_app_process_exits_promptly_when_closed_during_a_long_compute(tmp_pa
         QTimer.singleShot(300, close)
         sys.exit(app.exec())
     """)
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DUALVIEW_CONFIG_DIR": str(tmp_path)}
-    env.pop("DUALVIEW_SYNC", None)
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, timeout=60,
-                          capture_output=True, text=True)
+    proc = run_app(script, tmp_path)
     assert proc.returncode == 0, proc.stderr
     closed_in = float(proc.stdout.split("closed in ")[1].split()[0])
     assert closed_in < bridge_module.SHUTDOWN_WAIT_S + 0.3
-    noise = [line for line in proc.stderr.splitlines()
-             if line.strip() and "propagateSizeHints" not in line]
-    assert noise == []
+    assert qt_noise(proc.stderr) == []
 
 
 def test_quitting_while_the_worker_is_inside_one_long_numpy_call_does_not_crash(tmp_path):
@@ -120,12 +130,7 @@ def test_quitting_while_the_worker_is_inside_one_long_numpy_call_does_not_crash(
         QTimer.singleShot(10, close)
         sys.exit(app.exec())
     """)
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DUALVIEW_CONFIG_DIR": str(tmp_path)}
-    env.pop("DUALVIEW_SYNC", None)
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, timeout=120,
-                          capture_output=True, text=True)
+    proc = run_app(script, tmp_path)
     assert "alive after close: True" in proc.stdout, proc.stdout  # exited with it inside
     assert proc.returncode == 0, proc.stderr[-2000:]
-    noise = [line for line in proc.stderr.splitlines()
-             if line.strip() and "propagateSizeHints" not in line]
-    assert noise == []
+    assert qt_noise(proc.stderr) == []
