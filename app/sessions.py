@@ -21,7 +21,7 @@ import math
 import os
 import stat
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -98,14 +98,18 @@ class Session:
     weights_path: str | None = None
     weights_layer: int = 0
     weights_sha256: str = ""
+    #: ``weights_path`` relative to the session file's folder, written beside it: a lesson
+    #: folder moved (or copied to the classroom machine) with its model still finds it.
+    weights_relative: str = ""
 
     def weights_dict(self) -> dict[str, Any]:
         """The ``"weights"`` field: random from a seed, or a layer of a file (whose seed is
         the random layer used when the file is gone)."""
         if self.weights_path is None:
             return {"kind": "random", "seed": self.seed}
-        return {"kind": "file", "path": self.weights_path, "layer": self.weights_layer,
-                "sha256": self.weights_sha256, "seed": self.seed}
+        found = {"kind": "file", "path": self.weights_path, "layer": self.weights_layer,
+                 "sha256": self.weights_sha256, "seed": self.seed}
+        return {**found, "relative": self.weights_relative} if self.weights_relative else found
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -197,11 +201,12 @@ def _parse_fields(data: dict[str, Any]) -> Session:
             f"{weight_count(config):,}", f"{weight_count(MAX_SESSION_LAYER):,}"))
     weights = _need(data, "weights", dict, "")
     kind = weights.get("kind")
-    weights_path, weights_layer, weights_sha256 = None, 0, ""
+    weights_path, weights_layer, weights_sha256, weights_relative = None, 0, "", ""
     if kind == "file":
         weights_path = _need(weights, "path", str, "weights.")
         weights_layer = _need(weights, "layer", int, "weights.")
         weights_sha256 = _opt(weights, "sha256", str, "", "weights.")
+        weights_relative = _opt(weights, "relative", str, "", "weights.")
         if not weights_path or weights_layer < 0:
             raise _Invalid(QCoreApplication.translate(
                 "Sessions", "its weights file or layer number is invalid"))
@@ -250,7 +255,8 @@ def _parse_fields(data: dict[str, Any]) -> Session:
     return Session(text=text, config=config, seed=seed, causal=causal, step=step, head=head,
                    query=query, depth_t=depth_t, language=language, palette=palette,
                    theme=theme, font_scale=font_scale, weights_path=weights_path,
-                   weights_layer=weights_layer, weights_sha256=weights_sha256)
+                   weights_layer=weights_layer, weights_sha256=weights_sha256,
+                   weights_relative=weights_relative)
 
 
 def read_session(path: str | os.PathLike[str]) -> Session:
@@ -279,7 +285,17 @@ def read_session(path: str | os.PathLike[str]) -> Session:
         raise SessionError(QCoreApplication.translate(
             "Sessions", "the file is damaged or is not a session (it is not valid JSON)")) \
             from exc
-    return parse_session(data)
+    return _found_beside(parse_session(data), path)
+
+
+def _found_beside(session: Session, path: Path) -> Session:
+    """The session's weights file where it was saved, else at the same place relative to the
+    session file (the folder of both moved or copied)."""
+    if session.weights_path is None or not session.weights_relative \
+            or os.path.exists(session.weights_path):
+        return session
+    beside = path.parent / session.weights_relative
+    return replace(session, weights_path=str(beside.resolve())) if beside.is_file() else session
 
 
 # ----- writing: atomic -----
@@ -341,6 +357,12 @@ def session_bytes(session: Session) -> bytes:
 
 
 def write_session(path: str | os.PathLike[str], session: Session) -> None:
+    if session.weights_path is not None:
+        try:
+            relative = os.path.relpath(session.weights_path, Path(path).parent)
+        except ValueError:  # another drive (Windows): there is no relative path
+            relative = ""
+        session = replace(session, weights_relative=relative)
     write_atomic(path, session_bytes(session))
 
 

@@ -195,3 +195,29 @@ def test_a_long_message_is_cut_with_an_ellipsis_before_the_status_labels(make_wi
     error = window._status_error
     assert error.geometry().right() < edge and error.text() == long_text
     assert error.shown_text().endswith("…") and error.toolTip() == long_text
+
+
+def test_a_lesson_folder_moved_with_its_model_still_finds_the_weights(make_window, qtbot,
+                                                                      tmp_path):
+    # a teacher prepares the lesson at home and copies the folder to the classroom machine:
+    # the absolute path saved in the session is gone there, the folder's layout is not
+    lesson = tmp_path / "home" / "lesson"
+    path = lesson / "qwen3" / "model.safetensors"
+    path.parent.mkdir(parents=True)
+    values = write_model(path, layers=2)
+    window = make_window(sync=True, text="one two")
+    assert window.load_weights(path, 1)
+    session = lesson / "lesson.dualview.json"
+    assert window.save_session(session)
+    data = json.loads(session.read_text(encoding="utf-8"))
+    assert data["weights"]["relative"] == "qwen3/model.safetensors"
+    moved = tmp_path / "classroom" / "lesson"
+    moved.parent.mkdir()
+    (tmp_path / "home" / "lesson").rename(moved)
+    other = make_window(sync=True, text="x")
+    assert other.open_session(moved / "lesson.dualview.json")
+    wait_for_text(qtbot, other, "one two")
+    source = other.state.weights_source
+    assert source is not None and source.path == str(moved / "qwen3" / "model.safetensors")
+    assert all(np.array_equal(other.state.weights[n], v) for n, v in values[1].items())
+    assert "could not be loaded" not in other.last_message
