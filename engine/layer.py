@@ -484,8 +484,9 @@ def _head_columns(kv: slice, config: Qwen3Config) -> slice:
 
 
 def _sum_in_order(parts: list[np.ndarray]) -> np.ndarray:
-    """``((p0 + p1) + p2) + …``: the same bits whichever thread made each part."""
-    total = parts[0] + parts[1] if len(parts) > 1 else parts[0].copy()
+    """``((p0 + p1) + p2) + …`` of two or more parts: the same bits whichever thread made
+    each part."""
+    total = parts[0] + parts[1]
     for part in parts[2:]:
         total += part
     return total

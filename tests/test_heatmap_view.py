@@ -27,6 +27,16 @@ def test_axes_keep_their_ticks_when_only_an_unshown_label_changes(qtbot, monkeyp
     assert len(calls) == 2 and calls[-1][0][0] == (0.5, "0 first")
 
 
+def assert_no_two_labels_touch(view, labels, shown):
+    """The column labels shown stand at least their widest's width apart on screen."""
+    positions = [pos for pos, _text in view._col_ticks[0]]
+    axis = view.plot.getAxis("bottom")
+    metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
+    column = view.plot.getViewBox().width() / len(labels)
+    widest = max(metrics.horizontalAdvance(t) for t in shown)
+    assert min(b - a for a, b in pairwise(positions)) * column >= widest
+
+
 def _shown(view):
     return [text for _pos, text in view._col_ticks[0]]
 
@@ -44,12 +54,7 @@ def test_key_token_labels_thin_out_instead_of_overlapping(qtbot):
     qtbot.waitUntil(lambda: len(_shown(view)) < len(labels))
     shown = _shown(view)
     assert shown[0] == "0 token0"  # the first stays (it may reach past the plot's left end)
-    positions = [pos for pos, _text in view._col_ticks[0]]
-    axis = view.plot.getAxis("bottom")
-    metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
-    column = view.plot.getViewBox().width() / len(labels)
-    widest = max(metrics.horizontalAdvance(t) for t in shown)
-    assert min(b - a for a, b in pairwise(positions)) * column >= widest  # no two touch
+    assert_no_two_labels_touch(view, labels, shown)
     # labels a caller blanked every 3rd keep that grid (every 3rd or a multiple of it)
     sparse = [t if i % 3 == 0 else "" for i, t in enumerate(labels)]
     view.set_matrix(np.zeros((8, 8)), (0.0, 1.0), "dv-blues", labels, sparse)
@@ -139,15 +144,8 @@ def test_column_labels_thin_within_each_block_so_every_block_shows_its_first(qtb
     qtbot.waitUntil(lambda: 1 < len(_shown(view)) < len([t for t in labels if t]))
     shown = _shown(view)
     assert [f"h{h}:key0" for h in range(heads)] == [t for t in shown if t.endswith(":key0")]
-    positions = [pos for pos, _text in view._col_ticks[0]]
-    axis = view.plot.getAxis("bottom")
-    metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
-    column = view.plot.getViewBox().width() / len(labels)
-    widest = max(metrics.horizontalAdvance(t) for t in shown)
-    assert min(b - a for a, b in pairwise(positions)) * column >= widest  # still none touch
+    assert_no_two_labels_touch(view, labels, shown)  # still none touch
     view.resize(300, 300)  # narrower than one label per block: every other block's first
     qtbot.waitUntil(lambda: 2 <= len(_shown(view)) < heads)
-    positions = [pos for pos, _text in view._col_ticks[0]]
     assert all(text.endswith(":key0") for text in _shown(view))
-    column = view.plot.getViewBox().width() / len(labels)
-    assert min(b - a for a, b in pairwise(positions)) * column >= widest
+    assert_no_two_labels_touch(view, labels, _shown(view))

@@ -26,6 +26,16 @@ def wait_for_layer(qtbot, window, config):
                     and window.all_panels_current(), timeout=10000)
 
 
+def save_with_file_layer(make_window, path, session, text):
+    """A two-layer model written to ``path``, its layer 1 run on ``text`` and saved as
+    ``session``: the model's tensors per layer and the session's JSON."""
+    values = write_model(path, layers=2)
+    window = make_window(sync=True, text=text)
+    assert window.load_weights(path, 1)
+    assert window.save_session(session)
+    return values, json.loads(session.read_text(encoding="utf-8"))
+
+
 def test_the_menu_action_loads_the_chosen_layer(make_window, qtbot, tmp_path, monkeypatch):
     path = tmp_path / "model.safetensors"
     values = write_model(path, layers=2)
@@ -108,13 +118,8 @@ def test_the_chinese_interface_names_the_menu_and_the_status(make_window, tmp_pa
 
 
 def test_a_session_reopens_the_files_layer(make_window, qtbot, tmp_path):
-    path = tmp_path / "model.safetensors"
-    values = write_model(path, layers=2)
-    window = make_window(sync=True, text="one two three")
-    assert window.load_weights(path, 1)
-    session = tmp_path / "lesson.dualview.json"
-    assert window.save_session(session)
-    data = json.loads(session.read_text(encoding="utf-8"))
+    path, session = tmp_path / "model.safetensors", tmp_path / "lesson.dualview.json"
+    values, data = save_with_file_layer(make_window, path, session, "one two three")
     assert data["weights"]["kind"] == "file" and data["weights"]["layer"] == 1
     assert data["weights"]["path"] == str(path)
     assert data["config"] == SMALL.to_dict()
@@ -204,12 +209,8 @@ def test_a_lesson_folder_moved_with_its_model_still_finds_the_weights(make_windo
     lesson = tmp_path / "home" / "lesson"
     path = lesson / "qwen3" / "model.safetensors"
     path.parent.mkdir(parents=True)
-    values = write_model(path, layers=2)
-    window = make_window(sync=True, text="one two")
-    assert window.load_weights(path, 1)
-    session = lesson / "lesson.dualview.json"
-    assert window.save_session(session)
-    data = json.loads(session.read_text(encoding="utf-8"))
+    values, data = save_with_file_layer(make_window, path, lesson / "lesson.dualview.json",
+                                        "one two")
     assert data["weights"]["relative"] == "qwen3/model.safetensors"
     moved = tmp_path / "classroom" / "lesson"
     moved.parent.mkdir()
