@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from PySide6.QtCore import QCoreApplication
 
+from app.os_text import translate_strerror
 from engine.errors import MESSAGES, PHRASES, Phrase
 
 #: Translation context of the engine's templates and phrases.
@@ -33,12 +34,19 @@ def engine_text(message: str, code: str = "",
     translated = QCoreApplication.translate(CONTEXT, template)
     if translated == template:  # the English interface (or a kind not translated yet)
         return message
-    values = {key: QCoreApplication.translate(CONTEXT, value) if isinstance(value, Phrase)
-              else value for key, value in (params or {}).items()}
+    values = {key: _translated(value) for key, value in (params or {}).items()}
     try:
         return translated.format(**values)
     except (KeyError, IndexError, ValueError):  # a translation that lost a field: say it all
         return message
+
+
+def _translated(value: object) -> object:
+    """A parameter in the interface language: an engine phrase, or the system's words for why
+    a file could not be read (the engine passes ``OSError.strerror`` on); else as it is."""
+    if isinstance(value, Phrase):
+        return QCoreApplication.translate(CONTEXT, value)
+    return translate_strerror(value) if isinstance(value, str) else value
 
 
 def exception_text(exc: BaseException) -> str:

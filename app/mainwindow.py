@@ -71,6 +71,7 @@ from app.docks import (
     LAYOUT_VERSION,
 )
 from app.engine_text import engine_text, exception_text
+from app.os_text import file_error_text, os_error_text, os_reason
 from app.palettes import PALETTES
 from app.panels.base import Panel
 from app.state import THEMES, AppState, WeightsSource
@@ -1091,8 +1092,8 @@ class MainWindow(QMainWindow):
         try:
             sessions.write_session(path, self.current_session())
         except OSError as exc:
-            self.notify(self.tr("Could not save the session: %1").replace("%1", str(exc)),
-                        error=True)
+            self.notify(self.tr("Could not save the session: %1").replace(
+                "%1", os_error_text(exc)), error=True)
             return False
         self.session_path = Path(path)
         self.statusBar().showMessage(self.tr("Saved %1").replace("%1", str(path)), 5000)
@@ -1261,7 +1262,7 @@ class MainWindow(QMainWindow):
             self.autosave_enabled = False
             # in the window too: work will not be kept if the app is closed by accident
             self.notify(self.tr("Autosave is off: the settings folder %1 cannot be used (%2)")
-                        .replace("%1", str(folder)).replace("%2", exc.strerror or str(exc)),
+                        .replace("%1", str(folder)).replace("%2", os_reason(exc)),
                         dialog=False)
 
     def _schedule_autosave(self, *_args: object) -> None:
@@ -1408,7 +1409,8 @@ class MainWindow(QMainWindow):
             else:
                 raise exporting.ExportError(self.tr("choose a .png or .svg file name"))
         except (exporting.ExportError, OSError) as exc:
-            self.notify(self.tr("Export failed: %1").replace("%1", str(exc)), error=True)
+            self.notify(self.tr("Export failed: %1").replace("%1", file_error_text(exc)),
+                        error=True)
             return False
         self.statusBar().showMessage(self.tr("Exported %1").replace("%1", str(path)), 5000)
         return True
@@ -1442,7 +1444,8 @@ class MainWindow(QMainWindow):
             else:
                 raise exporting.ExportError(self.tr("choose a .csv or .npy file name"))
         except (exporting.ExportError, OSError) as exc:
-            self.notify(self.tr("Export failed: %1").replace("%1", str(exc)), error=True)
+            self.notify(self.tr("Export failed: %1").replace("%1", file_error_text(exc)),
+                        error=True)
             return False
         self.statusBar().showMessage(self.tr("Exported %1").replace("%1", str(path)), 5000)
         return True
@@ -1452,7 +1455,8 @@ class MainWindow(QMainWindow):
             exporting.write_all_steps(path, self.state.result,  # type: ignore[arg-type]
                                       self._meta(step=False))
         except (exporting.ExportError, OSError) as exc:
-            self.notify(self.tr("Export failed: %1").replace("%1", str(exc)), error=True)
+            self.notify(self.tr("Export failed: %1").replace("%1", file_error_text(exc)),
+                        error=True)
             return False
         self.statusBar().showMessage(self.tr("Exported %1").replace("%1", str(path)), 5000)
         return True

@@ -29,6 +29,7 @@ from PySide6.QtCore import QCoreApplication
 
 from app.compute import MAX_TEXT_CHARS, text_length
 from app.engine_text import exception_text
+from app.os_text import os_reason
 from app.state import FONT_SCALE_MAX, FONT_SCALE_MIN, THEMES
 from engine import STEP_NAMES, EngineError, Qwen3Config
 from engine.weights import weight_shapes
@@ -276,7 +277,7 @@ def read_session(path: str | os.PathLike[str]) -> Session:
             "Sessions", "the file %1 does not exist"), path.name)) from exc
     except OSError as exc:
         raise SessionError(_tr(QCoreApplication.translate(
-            "Sessions", "the file %1 cannot be read (%2)"), path.name, exc.strerror)) from exc
+            "Sessions", "the file %1 cannot be read (%2)"), path.name, os_reason(exc))) from exc
     try:
         # utf-8-sig: an editor may have put a byte-order mark in front
         data = json.loads(raw.decode("utf-8-sig"))

@@ -1823,6 +1823,65 @@ after attn.</source>
     </message>
 </context>
 <context>
+    <name>OsError</name>
+    <message>
+        <source>permission denied</source>
+        <translation>没有权限</translation>
+    </message>
+    <message>
+        <source>not permitted</source>
+        <translation>不允许此操作</translation>
+    </message>
+    <message>
+        <source>no such file or folder</source>
+        <translation>文件或文件夹不存在</translation>
+    </message>
+    <message>
+        <source>part of the path is not a folder</source>
+        <translation>路径中有一部分不是文件夹</translation>
+    </message>
+    <message>
+        <source>it is a folder, not a file</source>
+        <translation>这是文件夹，不是文件</translation>
+    </message>
+    <message>
+        <source>a file or folder of that name is in the way</source>
+        <translation>同名的文件或文件夹挡住了路径</translation>
+    </message>
+    <message>
+        <source>the disk is full</source>
+        <translation>磁盘已满</translation>
+    </message>
+    <message>
+        <source>the disk quota is used up</source>
+        <translation>磁盘配额已用完</translation>
+    </message>
+    <message>
+        <source>the disk is read-only</source>
+        <translation>磁盘是只读的</translation>
+    </message>
+    <message>
+        <source>the file name is too long</source>
+        <translation>文件名太长</translation>
+    </message>
+    <message>
+        <source>the disk could not be read or written</source>
+        <translation>磁盘无法读写</translation>
+    </message>
+    <message>
+        <source>the file is in use</source>
+        <translation>文件正被占用</translation>
+    </message>
+    <message>
+        <source>the name is not allowed here</source>
+        <translation>这里不允许这个名称</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+</context>
+<context>
     <name>Panel</name>
     <message>
         <source>Type a sentence above to compute the layer.
