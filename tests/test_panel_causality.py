@@ -306,3 +306,38 @@ def test_the_selected_step_outline_reads_over_every_cell_colour(make_window):
     cells = [QColor(*map(int, rgb)) for rgb in lut(view.map_name)[:, :3]] + [view.zero_colour]
     worst = min(max(theme.contrast_ratio(pen, cell) for pen in pens) for cell in cells)
     assert worst >= 3.0
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_short_panel_folds_its_words_so_the_picture_stays_readable(make_window, qtbot,
+                                                                     language, restore_view):
+    """At 1366 x 768 the explanation, the hint and the legend left the three views ~70 px
+    (the token rows overlapped): a short panel folds them behind Details, the verdict stays
+    and carries them as its tooltip, and the views get their height back."""
+    from app.panels.causality import COMPACT_BELOW_LINES
+
+    window = make_window(sync=True, text="我爱北京天安门", language=language)
+    window.resize(1366, 768)
+    window.apply_default_layout()
+    panel = _edit(window, "我爱北京天安门", "我爱北京天安们")
+    line = panel.fontMetrics().lineSpacing()
+    qtbot.waitUntil(lambda: panel.compact and panel.split.height() >= COMPACT_BELOW_LINES * line)
+    assert panel.verdict.isVisible() and panel.details_button.isVisible()
+    assert not panel.detail.isVisible() and not panel.hint.isVisible()
+    assert not panel.legend.isVisible()
+    assert panel.detail.text() and panel.detail.text() in panel.verdict.toolTip()
+    assert panel.hint.text() in panel.verdict.toolTip()
+    if language == "zh":
+        assert panel.details_button.text() == "详情"
+
+    panel.details_button.click()  # unfolded by hand: every word is there again
+    qtbot.waitUntil(lambda: panel.detail.isVisible() and panel.legend.isVisible())
+    assert panel.compact and panel.verdict.toolTip() == ""
+    panel.details_button.click()
+    qtbot.waitUntil(lambda: not panel.detail.isVisible())
+
+    window.resize(1600, 1000)  # room again: everything shows, no Details button
+    qtbot.waitUntil(lambda: not panel.compact)
+    assert panel.detail.isVisible() and panel.hint.isVisible() and panel.legend.isVisible()
+    assert not panel.details_button.isVisible() and panel.verdict.toolTip() == ""
+    assert panel.split.height() >= COMPACT_BELOW_LINES * line

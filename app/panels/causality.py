@@ -17,7 +17,7 @@ from collections import deque
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -56,6 +56,12 @@ LOG_FLOOR = -18.0
 #: Outline of changed raw scores in earlier rows (they lie in the masked future columns).
 OUTLINE_HTML = "#ff7f0e"
 OUTLINE_PEN = pg.mkPen(QColor(OUTLINE_HTML), width=2.5)
+#: Compact (a short panel: 1366 x 768, 1280 x 720): below this many text lines for the three
+#: views, the explanation, the hint and the legend fold behind a Details button (the verdict
+#: stays), so the views get their height; they unfold once the views would keep this many.
+COMPACT_BELOW_LINES = 10
+COMPACT_LEAVE_LINES = 12
+FOLD_SPACING = 3  # px between the folded labels (the layouts' spacing)
 #: Shade over the masked (future) triangle j > i of attention maps.
 MASK_RGBA = (70, 70, 70, 60)
 #: Number labels beside the bars up to this many rows; beyond, hover shows the number.
@@ -136,6 +142,11 @@ class CausalityPanel(Panel):
         self.pin_button = QToolButton()
         self.pin_button.setObjectName("pinBaseline")
         self.pin_button.setCheckable(True)
+        #: shown in compact mode only: unfolds the explanation, hint and legend
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("causalityDetails")
+        self.details_button.setCheckable(True)
+        self.details_button.hide()
         self.detail = StableLabel()
         self.detail.setObjectName("causalityDetail")
         self.detail.setTextFormat(Qt.TextFormat.RichText)
@@ -225,15 +236,23 @@ class CausalityPanel(Panel):
         top = QHBoxLayout()
         top.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         top.addWidget(ReflowGuard(self.verdict), 1)
-        top.addWidget(self.pin_button, 0, Qt.AlignmentFlag.AlignTop)
+        buttons = QVBoxLayout()
+        buttons.setSpacing(2)
+        buttons.addWidget(self.pin_button)
+        buttons.addWidget(self.details_button)
+        buttons.addStretch(1)
+        top.addLayout(buttons)
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(3)
         layout.addLayout(top)
-        layout.addWidget(ReflowGuard(self.detail))
+        layout.addWidget(ReflowGuard(self.detail))  # (a guard shows and hides with its label)
         layout.addWidget(ReflowGuard(self.hint))
         layout.addWidget(self.pages, 1)
         self.set_body(body)
+        #: True while the explanation, hint and legend fold behind the Details button
+        self.compact = False
+        self.split.installEventFilter(self)
 
         # ----- what is on screen (tests and hover read these) -----
         self.report: CausalityReport | None = None
@@ -257,6 +276,7 @@ class CausalityPanel(Panel):
         self._bars_ticks: list = []
 
         self.pin_button.toggled.connect(self._on_pin_toggled)
+        self.details_button.toggled.connect(lambda _on: self._show_foldable())
         self.head_box.valueChanged.connect(self.state.set_head)
         self.grid_view.clicked.connect(self._on_grid_clicked)
         self.grid_view.hovered.connect(self._on_grid_hovered)
@@ -334,9 +354,57 @@ class CausalityPanel(Panel):
         if event.type() == QEvent.Type.FontChange:  # font scale or presentation mode
             self._apply_fonts()
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.split and event.type() == QEvent.Type.Resize:
+            self._arrange()
+        return super().eventFilter(watched, event)
+
+    # ----- compact: a short panel folds its words so the views keep their height -----
+    def _folded_height(self) -> int:
+        """The height the explanation, hint and legend take when shown at this width."""
+        width = self.split.width()
+        return sum(label.heightForWidth(width) + FOLD_SPACING
+                   for label in (self.detail, self.hint, self.legend))
+
+    def _arrange(self) -> None:
+        """Fold or unfold by the height the three views get (in text lines, so it follows the
+        text size). With Details unfolded the views are as short as without compact mode."""
+        line = self.fontMetrics().lineSpacing()
+        height = self.split.height()
+        if self.compact and self.details_button.isChecked():  # unfolded by hand
+            room = height >= COMPACT_LEAVE_LINES * line
+        elif self.compact:
+            room = height - self._folded_height() >= COMPACT_LEAVE_LINES * line
+        else:
+            room = height >= COMPACT_BELOW_LINES * line
+        if room == (not self.compact):
+            return
+        self.compact = not room
+        self.details_button.setVisible(self.compact)
+        self._show_foldable()
+
+    def _show_foldable(self) -> None:
+        """The explanation and legend unless folded; the hint too, unless the "nothing to
+        compare" page says it, larger."""
+        shown = not self.compact or self.details_button.isChecked()
+        self.detail.setVisible(shown)
+        self.legend.setVisible(shown)
+        self.hint.setVisible(shown and self.pages.currentIndex() == 1)
+        self._sync_verdict_tip()
+
+    def _sync_verdict_tip(self) -> None:
+        """Folded, the explanation and hint are the verdict's tooltip too."""
+        folded = self.compact and not self.details_button.isChecked()
+        self.verdict.setToolTip(f"{self.detail.text()}<br><br>{self.hint.text()}"
+                                if folded else "")
+
     # ----- strings -----
     def retranslate(self) -> None:
         self.pin_button.setText(self.tr("Pin baseline"))
+        self.details_button.setText(self.tr("Details"))
+        self.details_button.setToolTip(self.tr(
+            "Show what was compared, the next thing to try and the colour key (folded away "
+            "while the panel is short, so the three views keep their height)."))
         self.pin_button.setToolTip(self.tr(
             "Compare every following edit with the input on screen now (instead of with the "
             "previous input). Click again to release."))
@@ -401,10 +469,10 @@ class CausalityPanel(Panel):
             self.grid_source = self.diff_source = self.bar_values = None
             self.highlighted_cells = set()
             self.pages.setCurrentIndex(0)
-            self.hint.setVisible(False)  # the page says it, larger
+            self._show_foldable()  # (the hint hides: the page says it, larger)
             return
         self.pages.setCurrentIndex(1)
-        self.hint.setVisible(True)
+        self._show_foldable()
         common = report.common
         self.grid_source = report.per_position_array.T  # [common, 23]
         peak = float(self.grid_source.max()) if self.grid_source.size else 0.0

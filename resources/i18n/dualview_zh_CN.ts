@@ -106,6 +106,14 @@
         <translation>固定基准</translation>
     </message>
     <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Show what was compared, the next thing to try and the colour key (folded away while the panel is short, so the three views keep their height).</source>
+        <translation>显示比较的对象、下一步可以尝试什么以及颜色说明（面板较矮时会收起，让三个视图保持足够的高度）。</translation>
+    </message>
+    <message>
         <source>Compare every following edit with the input on screen now (instead of with the previous input). Click again to release.</source>
         <translation>之后的每次修改都与当前屏幕上的输入比较（而不是与上一次输入比较）。再点一次取消。</translation>
     </message>
