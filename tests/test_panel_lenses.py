@@ -723,3 +723,34 @@ def test_convergence_legend_covers_no_curve(make_window, qtbot):
             for s in np.linspace(0.0, 1.0, 25):  # along each segment
                 point = vb.mapViewToScene(QPointF(x0 + s * (x1 - x0), y0 + s * (y1 - y0)))
                 assert not box.contains(point), (curve.name(), point)
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1600, 1000)])
+def test_projection_labels_and_key_never_cover_each_other_or_the_points(make_window, qtbot,
+                                                                       size):
+    """In the short views of a 1366 x 768 window the side view drew "anti 3.538" through
+    "RMS 0.634", and the top view's two-column key covered the circle's left half with the
+    antipode on it. A label that would overlap another now gives way (its number is in the
+    readout), and a wide view puts the key in one column beside the circle."""
+    from app.panels.lens_projection import LABEL_PRIORITY
+
+    window = make_window(sync=True, text="a b")
+    window.resize(*size)
+    window.apply_default_layout()
+    panel = show(window, qtbot, "lensProjectionDock")
+    panel.set_v((2.0, 0.4, 1.2))
+    qtbot.wait(100)
+    side = panel.side
+    shown = [key for key in LABEL_PRIORITY if side.labels[key].isVisible()]
+    assert shown[0] == "ln"
+    rects = [side.label_rect(key) for key in shown]
+    for i, rect in enumerate(rects):
+        assert not any(rect.intersects(other) for other in rects[i + 1:]), shown
+    if size == (1600, 1000):  # room for every label
+        assert shown == ["ln", "rms", "anti"]
+    top = panel.top
+    key = top.key.sceneBoundingRect()
+    box = top.getViewBox()
+    xs, ys = top.points.getData()
+    for x, y in zip(xs, ys, strict=True):
+        assert not key.contains(box.mapViewToScene(QPointF(x, y))), (x, y, key)

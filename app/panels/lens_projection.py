@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
@@ -57,6 +57,11 @@ EPS_DECADE_STEPS = 20
 EPS_LOG_LO = -4
 EPS_POSITIONS = 5 * EPS_DECADE_STEPS + 1
 VIEW_HALF = 3.4
+#: Which side-view label gives way when two would overlap (earlier ones stay; a short view,
+#: 1366 x 768, drew "anti 3.538" through "RMS 0.634"): every number is in the readout too.
+LABEL_PRIORITY = ("ln", "rms", "anti", "ln_eps")
+#: The top view's key stands in one column when the view is this much wider than tall.
+KEY_ONE_COLUMN_ASPECT = 1.6
 
 COLOURS = {
     "v": (20, 20, 20),
@@ -127,8 +132,12 @@ class _View(pg.PlotWidget):
             for label in self.labels.values():
                 self.addItem(label)
             self.key = None
+            # a resize (the view is aspect-locked) moves the points closer on screen
+            self.getViewBox().sigTransformChanged.connect(lambda *_args: self.declutter())
         else:
             self.key = self.addLegend(offset=(4, 4), labelTextSize="8pt", colCount=2)
+            # a wide, short view (1366 x 768) has room beside the circle, not above it
+            self.getViewBox().sigTransformChanged.connect(lambda *_args: self._shape_key())
             self.key_samples = {
                 key: pg.ScatterPlotItem(symbol="s" if key == "ln_eps" else "o", size=9,
                                         brush=pg.mkBrush(COLOURS[key]), pen=pg.mkPen("w"))
@@ -146,6 +155,40 @@ class _View(pg.PlotWidget):
         self.key.setBrush(pg.mkBrush(veil))
         for key, name in names.items():
             self.key.addItem(self.key_samples[key], name)
+
+    def _shape_key(self) -> None:
+        """The key in one column beside the circle when the view is wide (two columns across
+        the top covered the circle's left half in a short view), else in two."""
+        rect = self.getViewBox().sceneBoundingRect()
+        columns = 1 if rect.width() > KEY_ONE_COLUMN_ASPECT * rect.height() else 2
+        if self.key is not None and self.key.columnCount != columns:
+            self.key.setColumnCount(columns)
+
+    def label_rect(self, key: str) -> QRectF:
+        """Where label ``key`` stands on screen (scene pixels): its anchor point mapped from
+        the data, its text unscaled, as ``pg.TextItem`` draws it."""
+        label = self.labels[key]
+        size = label.textItem.boundingRect().size()
+        at = self.getViewBox().mapViewToScene(label.pos())
+        ax, ay = label.anchor.x(), label.anchor.y()
+        return QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(),
+                      size.width(), size.height())
+
+    def declutter(self) -> None:
+        """Show each label unless it would overlap one before it in LABEL_PRIORITY."""
+        if not self.labelled:
+            return
+        kept: list[QRectF] = []
+        for key in LABEL_PRIORITY:
+            label = self.labels[key]
+            if not label.textItem.toPlainText():
+                label.setVisible(False)
+                continue
+            rect = self.label_rect(key)
+            free = not any(rect.intersects(other) for other in kept)
+            label.setVisible(free)
+            if free:
+                kept.append(rect)
 
     def set_handle(self, x: float, y: float) -> None:
         self.handle.blockSignals(True)
@@ -421,6 +464,7 @@ class ProjectionPanel(LensPanel):
         labels["rms"].setText(f"RMS {rms.distance:.3f}")
         if self.ln_eps is not None:
             labels["ln_eps"].setText("LNε")
+        self.side.declutter()
         self.v_label.setText(self.tr("v ="))
         # the colours of the marks they name, made readable on the current theme
         ink = {key: theme.ink(QColor(*COLOURS[key]).name())
