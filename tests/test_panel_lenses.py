@@ -705,13 +705,26 @@ def test_log_axes_use_one_notation_each(make_window, qtbot):
             assert all(powers) or not any(powers), labels
 
 
-def test_convergence_legend_covers_no_curve(make_window, qtbot):
+@pytest.mark.parametrize("size", [None, (1366, 768)])
+def test_convergence_legend_covers_no_curve(make_window, qtbot, size):
     """The legend stood top right, where the Euler errors ran through its first entry (and
-    where the distance to the real layer climbs)."""
+    where the distance to the real layer climbs); in the short plot of a 1366 x 768 window
+    its rows reached the curves falling from the top left: there it is a line of text above
+    the plot."""
     window = make_window(sync=True, text="我爱北京天安门")
+    if size is not None:
+        window.resize(*size)
+        window.apply_default_layout()
     panel = show(window, qtbot, "lensConvergenceDock")
     panel.show_layer.setChecked(True)
+    if size is not None:
+        qtbot.waitUntil(lambda: panel.layer_curve.isVisible() and panel.key_line.isVisible())
+        assert not panel.legend.isVisible()
+        for name in ("Euler (the layer, sub-stepped)", "second order", "slope 1", "slope 2"):
+            assert name in panel.key_line.text()
+        window.resize(1600, 1000)  # (the lens stays open: room again)
     qtbot.waitUntil(lambda: panel.layer_curve.isVisible() and panel.legend.isVisible())
+    assert not panel.key_line.isVisible()
     vb = panel.plot.getPlotItem().getViewBox()
     box = panel.legend.mapRectToScene(panel.legend.boundingRect())
     for curve in (panel.euler_curve, panel.second_curve, panel.ref1, panel.ref2,

@@ -34,6 +34,8 @@ from engine.continuous import Convergence
 EULER_COLOUR = (40, 90, 200)
 SECOND_COLOUR = (200, 70, 30)
 DEFAULT_FIT_FROM = 4
+#: The key stands in the plot while it fills at most this share of the plot's height.
+KEY_IN_PLOT_UP_TO = 0.6
 
 
 def fitted_slope(ns: tuple[int, ...], errors: np.ndarray, n_min: int) -> float:
@@ -71,6 +73,13 @@ class ConvergencePanel(LensPanel):
         # left, and top right the Euler curve ran through the legend (and the distance to the
         # real layer climbs there)
         self.legend = self.plot.addLegend(offset=(8, -30), labelTextSize="8pt")
+        #: the key as one line of text above a plot too short to hold it (see _place_key)
+        self.key_line = QLabel()
+        self.key_line.setObjectName("convergenceKey")
+        self.key_line.setTextFormat(Qt.TextFormat.RichText)
+        self.key_line.setWordWrap(True)
+        self.key_line.hide()
+        self.plot.getViewBox().sigTransformChanged.connect(lambda *_args: self._place_key())
         self.euler_curve = pg.PlotDataItem(pen=pg.mkPen(EULER_COLOUR, width=2), symbol="o",
                                            symbolSize=7, symbolBrush=EULER_COLOUR,
                                            symbolPen=None)
@@ -116,6 +125,7 @@ class ConvergencePanel(LensPanel):
         layout.setSpacing(3)
         layout.addWidget(self.header)
         layout.addLayout(controls)
+        layout.addWidget(self.key_line)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.readout)
         layout.addLayout(caveat_row)
@@ -139,6 +149,17 @@ class ConvergencePanel(LensPanel):
         if index >= 0:
             self.fit_box.setCurrentIndex(index)
 
+    def _place_key(self) -> None:
+        """The key in the plot unless it would fill more than KEY_IN_PLOT_UP_TO of its height
+        (four rows reached the curves falling from the top left of a short plot, 1366 x 768);
+        then it is one line of text above the plot. (Shown above, the plot is shorter, so
+        the choice holds: no flip-flop.)"""
+        height = self.plot.getViewBox().sceneBoundingRect().height()
+        in_plot = self.legend.boundingRect().height() <= KEY_IN_PLOT_UP_TO * height
+        if in_plot != self.legend.isVisible() or in_plot == self.key_line.isVisibleTo(self):
+            self.legend.setVisible(in_plot)
+            self.key_line.setVisible(not in_plot)
+
     def _retranslate(self) -> None:
         st = self.state
         self.header.set_texts(
@@ -161,6 +182,13 @@ class ConvergencePanel(LensPanel):
         self.legend.addItem(self.second_curve, self.tr("second order"))
         self.legend.addItem(self.ref1, self.tr("slope 1"))
         self.legend.addItem(self.ref2, self.tr("slope 2"))
+        self.key_line.setText(" · ".join(
+            f"<span style='color:rgb{colour}'><b>{mark}</b></span> {name}"
+            for colour, mark, name in (
+                (EULER_COLOUR, "●—", self.tr("Euler (the layer, sub-stepped)")),
+                (SECOND_COLOUR, "■—", self.tr("second order")),
+                (EULER_COLOUR, "- -", self.tr("slope 1")),
+                (SECOND_COLOUR, "- -", self.tr("slope 2")))))
 
     def _fill_fit_box(self, ns: tuple[int, ...]) -> None:
         choices = [n for n in ns[:-2]]
