@@ -341,3 +341,21 @@ def test_a_short_panel_folds_its_words_so_the_picture_stays_readable(make_window
     assert panel.detail.isVisible() and panel.hint.isVisible() and panel.legend.isVisible()
     assert not panel.details_button.isVisible() and panel.verdict.toolTip() == ""
     assert panel.split.height() >= COMPACT_BELOW_LINES * line
+
+
+@pytest.mark.parametrize(("size", "language"), [((1280, 720), "en"), ((1280, 720), "zh"),
+                                                ((1366, 768), "en")])
+def test_the_verdict_is_never_cut_at_classroom_sizes(make_window, qtbot, size, language,
+                                                      restore_view):
+    """At 1280 x 720 the verdict wrapped to three lines in a row laid out for two, and its
+    last line, "(max |Δ| = 0)", was cut off: the label gets the height its text needs."""
+    window = make_window(sync=True, text="我爱北京天安门", language=language)
+    window.resize(*size)
+    window.apply_default_layout()
+    panel = _edit(window, "我爱北京天安门", "我爱北京天安们")
+    qtbot.waitUntil(lambda: panel.verdict.isVisible() and panel.compact)
+    qtbot.wait(50)
+    verdict = panel.verdict
+    assert verdict.height() >= verdict.heightForWidth(verdict.width()), (
+        verdict.size(), verdict.heightForWidth(verdict.width()))
+    assert "= 0" in panel.verdict_plain
