@@ -149,3 +149,34 @@ def test_column_labels_thin_within_each_block_so_every_block_shows_its_first(qtb
     qtbot.waitUntil(lambda: 2 <= len(_shown(view)) < heads)
     assert all(text.endswith(":key0") for text in _shown(view))
     assert_no_two_labels_touch(view, labels, _shown(view))
+
+
+def _pixels(image):
+    """A QImage's pixels as premultiplied ARGB32 words, row by row."""
+    from PySide6.QtGui import QImage
+
+    image = image.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
+    return [[image.pixel(x, y) for x in range(image.width())] for y in range(image.height())]
+
+
+def test_the_image_is_made_in_the_format_qt_draws_fastest_with_pyqtgraphs_colours(qtbot):
+    import pyqtgraph as pg
+    from PySide6.QtGui import QImage
+
+    from app import palettes
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    # below, inside and above the levels, both ends exactly, NaN (masked)
+    data = np.array([[-3.0, -1.0, -0.999, -0.2], [0.0, 0.4999, 1.0, 7.0],
+                     [np.nan, 0.25, np.nan, -0.75]])
+    view.set_matrix(data, (-1.0, 1.0), "CET-D1", ["a", "b", "c"])
+    view.image.render()
+    # a scaled draw of Indexed8 (or RGBA8888 where NaN) converts the image on every paint
+    assert view.image.qimage.format() == QImage.Format.Format_ARGB32_Premultiplied
+    reference = pg.ImageItem(axisOrder="row-major")
+    reference.setLookupTable(palettes.lut("CET-D1"))
+    reference.setImage(data.astype(np.float32), autoLevels=False, levels=(-1.0, 1.0))
+    reference.render()
+    assert _pixels(view.image.qimage) == _pixels(reference.qimage)
+    assert view.image.qimage.pixel(0, 2) == 0  # masked: transparent, the grey shows through

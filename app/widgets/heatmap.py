@@ -12,7 +12,7 @@ from itertools import pairwise
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Signal
-from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtGui import QColor, QFontMetrics, QImage
 
 from app import palettes, theme
 from app.widgets.plotting import fast_axes, left_bottom_only
@@ -79,6 +79,57 @@ def display_array(array: np.ndarray) -> np.ndarray:
     return out
 
 
+def premultiplied_table(lut: np.ndarray) -> np.ndarray:
+    """A [N, 3 or 4] uint8 lookup table as N + 1 premultiplied ARGB32 pixels; the extra last
+    one, fully transparent, is where NaN (masked) cells go."""
+    lut = np.asarray(lut, dtype=np.uint32)
+    alpha = lut[:, 3] if lut.shape[1] == 4 else np.full(len(lut), 255, np.uint32)
+    # Qt's qPremultiply: x·a/255, rounded
+    rgb = [(c * alpha + 128 + ((c * alpha + 128) >> 8)) >> 8 for c in lut.T[:3]]
+    table = np.zeros(len(lut) + 1, dtype=np.uint32)
+    table[:-1] = (alpha << 24) | (rgb[0] << 16) | (rgb[1] << 8) | rgb[2]
+    return table
+
+
+class FastImageItem(pg.ImageItem):
+    """An ImageItem whose float image with a uint8 lookup table becomes a premultiplied
+    ARGB32 QImage: pyqtgraph makes an Indexed8 image (or RGBA8888 where NaN), which Qt
+    converts again on every paint; drawn scaled, that took ~1.3 ms per paint of a 400 px
+    heatmap, the native format ~0.15 ms. Same colours: the same float32 rescale as pyqtgraph,
+    the same table entry per cell, NaN transparent. Anything else renders as pyqtgraph does."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self._table_key: tuple | None = None
+        self._table: np.ndarray | None = None
+        super().__init__(*args, **kwargs)
+
+    def render(self) -> None:
+        image, lut, levels = self.image, self.lut, self.levels
+        if (image is None or image.ndim != 2 or image.size == 0 or image.dtype != np.float32
+                or self.axisOrder != "row-major" or self.autoDownsample
+                or not isinstance(lut, np.ndarray) or lut.dtype != np.uint8 or lut.ndim != 2
+                or lut.shape[1] not in (3, 4) or not 0 < len(lut) <= 256 or levels is None
+                or np.ndim(levels) != 1 or self.paintMode is not None):
+            super().render()
+            return
+        key = (lut.shape, lut.tobytes())
+        if key != self._table_key:
+            self._table_key, self._table = key, premultiplied_table(lut)
+        n = len(lut)
+        # pyqtgraph's rescale (functions_qimage._rescale_and_lookup_float): float32
+        # (x − low) · n / (high − low), clipped to 0 … n − 1, truncated to an index
+        low, high = float(levels[0]), float(levels[1])
+        span = high - low or 1.0
+        scaled = (image - np.float32(low)) * np.float32(n / span)
+        np.clip(scaled, 0, n - 1, out=scaled)
+        scaled[np.isnan(scaled)] = n  # the transparent entry
+        pixels = self._table[scaled.astype(np.intp)]
+        self.qimage = pg.functions.ndarray_to_qimage(
+            pixels, QImage.Format.Format_ARGB32_Premultiplied)
+        self._renderRequired = False
+        self._unrenderable = False
+
+
 class HeatmapView(pg.GraphicsLayoutWidget):
     """One matrix as an image with labelled axes. ``hovered(row, col, value)`` follows the mouse;
     ``hovered(-1, -1, nan)`` when it leaves the image."""
@@ -95,7 +146,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self._masked_theme = ""  # the theme the masked cells' grey was picked for
         self._set_masked_colour()
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
-        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image = FastImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
         self.colorbar: pg.ColorBarItem | None = None
         if colorbar:
