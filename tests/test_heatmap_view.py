@@ -180,3 +180,57 @@ def test_the_image_is_made_in_the_format_qt_draws_fastest_with_pyqtgraphs_colour
     reference.render()
     assert _pixels(view.image.qimage) == _pixels(reference.qimage)
     assert view.image.qimage.pixel(0, 2) == 0  # masked: transparent, the grey shows through
+
+
+def _specs(generate, axis):
+    """An axis's draw specs as plain values (as FastAxisItem.paint asks for them)."""
+    from PySide6.QtGui import QPainter, QPicture
+
+    picture = QPicture()
+    painter = QPainter(picture)
+    try:
+        if axis.style["tickFont"]:
+            painter.setFont(axis.style["tickFont"])
+        (pen, a, b), ticks, texts = generate(axis, painter)
+    finally:
+        painter.end()
+    return ((pen.color().rgba(), pen.widthF(), a.x(), a.y(), b.x(), b.y()),
+            [(p.color().rgba(), p.widthF(), s.x(), s.y(), e.x(), e.y()) for p, s, e in ticks],
+            [(r.getRect(), int(flags), text) for r, flags, text in texts]), axis.textWidth, \
+        axis.textHeight
+
+
+def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(qtbot, monkeypatch):
+    import pyqtgraph as pg
+
+    from app.widgets.heatmap import TokenAxisItem
+
+    pyqtgraphs = pg.AxisItem.generateDrawSpecs
+
+    def same_as_pyqtgraph(axis):
+        expected = _specs(pyqtgraphs, axis)
+        assert expected[0][2]  # labels are drawn
+        with monkeypatch.context() as m:  # without falling back to pyqtgraph's
+            m.setattr(pg.AxisItem, "generateDrawSpecs", None)
+            assert _specs(TokenAxisItem.generateDrawSpecs, axis) == expected
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(500, 320)
+    view.show()
+    qtbot.waitExposed(view)
+    tokens = ["我", "爱", "北京", "天安门", " ", "第", "12", "a much longer token", "x", ""]
+    labels = [f"{i} {t}" for i, t in enumerate(tokens)]
+    for edit in ("12", "13", "一个很长的词"):
+        labels[-1] = f"9 {edit}"
+        view.set_matrix(np.zeros((10, 10)), (-1.0, 1.0), "CET-D1", labels, labels)
+        qtbot.wait(1)
+        for side in ("left", "bottom"):
+            axis = view.plot.getAxis(side)
+            assert isinstance(axis, TokenAxisItem)
+            same_as_pyqtgraph(axis)
+    # numbered columns, some ticks outside the range shown
+    view.set_matrix(np.zeros((3, 40)), (-1.0, 1.0), "CET-D1", ["a", "b", "c"])
+    view.plot.getViewBox().setRange(xRange=(5, 30), padding=0)
+    qtbot.wait(1)
+    same_as_pyqtgraph(view.plot.getAxis("bottom"))
