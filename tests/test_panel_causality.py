@@ -359,3 +359,21 @@ def test_the_verdict_is_never_cut_at_classroom_sizes(make_window, qtbot, size, l
     assert verdict.height() >= verdict.heightForWidth(verdict.width()), (
         verdict.size(), verdict.heightForWidth(verdict.width()))
     assert "= 0" in panel.verdict_plain
+
+
+def test_an_edit_that_leaves_the_step_box_and_outlines_in_place_keeps_their_paths(
+        make_window, monkeypatch):
+    window = make_window(sync=True, text="x")
+    panel = _edit(window, "a b c", "a b d")
+    calls = []
+    for item in (panel.step_box, panel.step_box_halo, panel.grid_outline, panel.outline):
+        original = item.setData
+        monkeypatch.setattr(item, "setData", lambda *a, _o=original, _i=item, **k: (
+            calls.append(_i), _o(*a, **k)))
+    window.editor.set_text("a b e")  # same step, same rows: nothing of theirs moves
+    assert "bitwise identical" in panel.verdict_plain and calls == []
+    window.state.set_step("o_proj")  # the box moves
+    assert set(calls) == {panel.step_box, panel.step_box_halo}
+    xs, ys = panel.step_box.getData()
+    assert list(xs) == [STEP_NAMES.index("o_proj"), *[STEP_NAMES.index("o_proj") + 1] * 2,
+                        *[STEP_NAMES.index("o_proj")] * 2] and list(ys) == [0, 0, 3, 3, 0]

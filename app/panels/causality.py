@@ -125,6 +125,17 @@ def cell_outline(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return xs, ys
 
 
+def set_curve(item: pg.PlotCurveItem, xs: object, ys: object) -> None:
+    """``item.setData(xs, ys)`` unless it shows exactly these points: setData rebuilds the
+    path and the bounds, and the step box and the outlines mostly stay put from edit to edit
+    (~0.3 ms each in the overview's paint)."""
+    xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    old_x, old_y = item.getData()
+    if old_x is not None and np.array_equal(old_x, xs) and np.array_equal(old_y, ys):
+        return
+    item.setData(xs, ys)
+
+
 class CausalityPanel(Panel):
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
@@ -492,10 +503,10 @@ class CausalityPanel(Panel):
         scores_col = STEP_NAMES.index("attn_scores")
         earlier = np.flatnonzero(self.grid_source[:k, scores_col] > 0)
         if earlier.size and result.trace.causal:
-            self.grid_outline.setData(*cell_outline(np.stack(
+            set_curve(self.grid_outline, *cell_outline(np.stack(
                 [earlier, np.full(earlier.size, scores_col)], axis=1)))
         else:
-            self.grid_outline.setData([], [])
+            set_curve(self.grid_outline, [], [])
         self._draw_step()
 
     def _head_slice(self, step: Step) -> np.ndarray:
@@ -584,16 +595,16 @@ class CausalityPanel(Panel):
             cells = np.argwhere(diff[:k] > 0)  # [n, 2] (row, col) with row < k
             self.highlighted_cells = {(int(r), int(c)) for r, c in cells}
             if 0 < len(cells) <= MAX_OUTLINES:
-                self.outline.setData(*cell_outline(cells))
+                set_curve(self.outline, *cell_outline(cells))
             else:
-                self.outline.setData([], [])
+                set_curve(self.outline, [], [])
         else:
-            self.outline.setData([], [])
+            set_curve(self.outline, [], [])
 
         # the selected column in the overview
         col = info.index
         for box in (self.step_box_halo, self.step_box):
-            box.setData([col, col + 1, col + 1, col, col], [0, 0, common, common, 0])
+            set_curve(box, [col, col + 1, col + 1, col, col], [0, 0, common, common, 0])
         self._draw_bars(report.per_position[name], k,
                         future_only=name == "attn_scores" and result.trace.causal)
 
