@@ -377,3 +377,24 @@ def test_an_edit_that_leaves_the_step_box_and_outlines_in_place_keeps_their_path
     xs, ys = panel.step_box.getData()
     assert list(xs) == [STEP_NAMES.index("o_proj"), *[STEP_NAMES.index("o_proj") + 1] * 2,
                         *[STEP_NAMES.index("o_proj")] * 2] and list(ys) == [0, 0, 3, 3, 0]
+
+
+def test_the_masked_triangle_is_shaded_by_an_image_qt_draws_without_converting(make_window):
+    from PySide6.QtGui import QImage
+
+    from app.panels.causality import MASK_RGBA
+
+    window = make_window(sync=True, text="x")
+    panel = _edit(window, "a b c d", "a b c e")
+    window.state.set_step("attn_probs")
+    image = panel.mask_image
+    assert image.isVisible()
+    image.render()
+    # (pyqtgraph's RGBA8888 image was converted again on every paint of the map)
+    assert image.qimage.format() == QImage.Format.Format_ARGB32_Premultiplied
+    shade = QImage(bytes(MASK_RGBA), 1, 1, 4, QImage.Format.Format_RGBA8888).convertToFormat(
+        QImage.Format.Format_ARGB32_Premultiplied).pixel(0, 0)
+    assert [[image.qimage.pixel(j, i) for j in range(4)] for i in range(4)] == [
+        [shade if j > i else 0 for j in range(4)] for i in range(4)]
+    # the veil the map always had (the earlier array, as pyqtgraph auto-levelled it)
+    assert shade == 0xdadadada

@@ -37,7 +37,7 @@ from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.controls import sync_spin
 from app.widgets.diff_heatmap import DiffHeatmapView
-from app.widgets.heatmap import MAX_TICKS
+from app.widgets.heatmap import MAX_TICKS, FastImageItem
 from app.widgets.plotting import QuietTextItem, fast_axes, left_bottom_only
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
@@ -62,8 +62,9 @@ OUTLINE_PEN = pg.mkPen(QColor(OUTLINE_HTML), width=2.5)
 COMPACT_BELOW_LINES = 10
 COMPACT_LEAVE_LINES = 12
 FOLD_SPACING = 3  # px between the folded labels (the layouts' spacing)
-#: Shade over the masked (future) triangle j > i of attention maps.
-MASK_RGBA = (70, 70, 70, 60)
+#: Veil over the masked (future) triangle j > i of attention maps: translucent white, as it has
+#: always looked (pyqtgraph auto-levelled the uint8 array (70, 70, 70, 60) it was given to this)
+MASK_RGBA = (255, 255, 255, 218)
 #: Number labels beside the bars up to this many rows; beyond, hover shows the number.
 MAX_BAR_LABELS = 24
 #: Token labels on the overview's rows and key indices under the difference map, at most
@@ -324,7 +325,9 @@ class CausalityPanel(Panel):
 
     def _setup_overlays(self) -> None:
         # the masked future triangle of attention maps, shaded
-        self.mask_image = pg.ImageItem(axisOrder="row-major")
+        # (one shade: 1 in the future triangle, NaN elsewhere; see FastImageItem)
+        self.mask_image = FastImageItem(axisOrder="row-major")
+        self.mask_image.setLookupTable(np.array([MASK_RGBA], dtype=np.uint8))
         self.mask_image.setZValue(5)
         self.diff_view.plot.addItem(self.mask_image)
         # changed raw scores in earlier rows, outlined
@@ -582,10 +585,9 @@ class CausalityPanel(Panel):
         self.highlighted_cells = set()
         if name in ATTENTION_MAPS and result.trace.causal and diff is not None:
             if self._mask_size != common:  # built once per length, not per step or head
-                mask = np.empty((common, common, 4), dtype=np.uint8)
-                mask[..., :3] = MASK_RGBA[:3]
-                mask[..., 3] = np.triu(np.full((common, common), MASK_RGBA[3], np.uint8), 1)
-                self.mask_image.setImage(mask)
+                future = np.triu(np.ones((common, common), dtype=bool), 1)
+                mask = np.where(future, np.float32(1.0), np.float32(np.nan))
+                self.mask_image.setImage(mask, autoLevels=False, levels=(0.0, 1.0))
                 self.mask_image.setRect(0, 0, common, common)
                 self._mask_size = common
             self.mask_image.setVisible(True)
