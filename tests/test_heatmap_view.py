@@ -234,3 +234,37 @@ def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(qtbot, monkeypatch):
     view.plot.getViewBox().setRange(xRange=(5, 30), padding=0)
     qtbot.wait(1)
     same_as_pyqtgraph(view.plot.getAxis("bottom"))
+
+
+def test_a_token_axis_draws_its_labels_from_the_specs_with_the_recorded_pictures_pixels(qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QImage, QPainter, QPicture
+
+    from app.widgets.plotting import FastAxisItem
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(500, 320)
+    view.show()
+    qtbot.waitExposed(view)
+    labels = [f"{i} {t}" for i, t in enumerate(["我", "爱", "北京", "天安门", "第", "12"])]
+    view.set_matrix(np.zeros((6, 6)), (-1.0, 1.0), "CET-D1", labels, labels)
+    qtbot.wait(20)
+    for side in ("left", "bottom"):
+        axis = view.plot.getAxis(side)
+        fast = axis.make_picture()
+        # (recording the labels' drawText into a QPicture cost as much as drawing them)
+        assert not isinstance(fast, QPicture)
+        images = []
+        for picture in (fast, FastAxisItem.make_picture(axis)):
+            image = QImage(600, 400, QImage.Format.Format_ARGB32_Premultiplied)
+            image.fill(Qt.GlobalColor.white)
+            painter = QPainter(image)
+            painter.setTransform(axis.sceneTransform())
+            picture.play(painter)
+            painter.end()
+            images.append(image)
+        assert images[0] == images[1]
+        blank = QImage(images[0])
+        blank.fill(Qt.GlobalColor.white)
+        assert images[0] != blank  # the labels are there

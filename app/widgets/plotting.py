@@ -99,21 +99,25 @@ class FastAxisItem(pg.AxisItem):
     @debug.warnOnException  # an exception escaping a paint() takes Qt down
     def paint(self, p: QPainter, opt: object, widget: object) -> None:
         if self.picture is None:  # pyqtgraph drops it on every change: make it as it does
-            picture = QPicture()
-            painter = QPainter(picture)
-            try:
-                if self.style["tickFont"]:
-                    painter.setFont(self.style["tickFont"])
-                specs = self.generateDrawSpecs(painter)
-                if specs is not None:
-                    self.drawPicture(painter, *specs)
-            finally:
-                painter.end()
-            self.picture = picture
+            self.picture = self.make_picture()
             self._picture_version += 1
         if not _raster_paint(self, p, self._picture_version, self.boundingRect(),
                              self.picture.play):
             self.picture.play(p)
+
+    def make_picture(self) -> QPicture:
+        """The axis as pyqtgraph records it; a subclass may return anything with ``play``."""
+        picture = QPicture()
+        painter = QPainter(picture)
+        try:
+            if self.style["tickFont"]:
+                painter.setFont(self.style["tickFont"])
+            specs = self.generateDrawSpecs(painter)
+            if specs is not None:
+                self.drawPicture(painter, *specs)
+        finally:
+            painter.end()
+        return picture
 
     def logTickStrings(self, values: list[float], scale: float,
                        spacing: float) -> list[str]:
