@@ -468,3 +468,30 @@ def test_the_slider_keeps_a_readable_width_in_a_narrow_panel(make_window, qtbot,
     qtbot.waitUntil(lambda: not panel.slider_alone and abs(
         slider.geometry().top() - panel.play_button.geometry().top()) < 10)  # back in the row
     qtbot.waitUntil(marks_apart)
+
+
+def test_token_curves_are_stroked_opaque_in_their_colour_over_the_background(make_window):
+    """Qt strokes an antialiased translucent pen several times slower than an opaque one:
+    each token's curve keeps its translucent colour as its pen but is stroked with that colour
+    pre-blended over the plot's background — which follows the theme."""
+    from PySide6.QtGui import QColor
+
+    from app.theme import PLOT_COLOURS
+
+    window = make_window(sync=True, text="the cat sat on the mat")
+    panel = _depth(window)
+    for theme in ("light", "dark", "light"):
+        window.state.set_theme(theme)
+        panel.norm_plot.grab()  # paints every curve
+        background = QColor(PLOT_COLOURS[theme][0])
+        for curve in panel.curves:
+            colour = curve.opts["pen"].color()
+            assert colour.alpha() < 255  # the curve's own colour, as before
+            stroke = curve.stroke_pen().color()
+            assert stroke.alpha() == 255
+            a = colour.alphaF()
+            for channel in ("red", "green", "blue"):
+                expected = (a * getattr(colour, channel)()
+                            + (1 - a) * getattr(background, channel)())
+                assert abs(getattr(stroke, channel)() - expected) <= 1
+            assert curve.stroke_pen().widthF() == curve.opts["pen"].widthF()
