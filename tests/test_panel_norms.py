@@ -288,3 +288,43 @@ def test_the_controls_wrap_before_the_panel_scrolls_with_the_tour_open(make_wind
     dock.resize(700, 700)  # wide: one row each
     qtbot.waitUntil(lambda: not panel.controls_stacked and not panel.legend_stacked)
     assert abs(panel.point_box.geometry().top() - panel.token_box.geometry().top()) < 4
+
+
+def _shown_after(window, qtbot, text):
+    from tests.conftest import wait_for_text
+
+    window.editor.set_text(text)
+    wait_for_text(qtbot, window, text)
+    panel = window.panels["normDock"]
+    return panel._view, panel.graph.grab().toImage()
+
+
+def test_a_range_shown_before_replays_its_axis_picture(make_window, qtbot):
+    """Typing moves the chart's range between a few nice values; the value axis (ticks,
+    labels, grid) was generated again at every move (~2-3 ms). Back at a range it showed, it
+    replays that range's picture — the same pixels — and a new theme is drawn anew."""
+    window = make_window(sync=True, text="我爱北京天安门 第0")
+    panel = window.panels["normDock"]
+    axis = panel.graph.getAxis("left")
+    generated = []
+    real = axis.generateDrawSpecs
+    axis.generateDrawSpecs = lambda p: (generated.append(list(axis.range)), real(p))[1]
+    seen = {}
+    for k in range(12):  # two texts whose ranges differ
+        text = f"我爱北京天安门 第{k}"
+        view, image = _shown_after(window, qtbot, text)
+        seen.setdefault(view, (text, image))
+        if len(seen) == 2:
+            break
+    assert len(seen) == 2
+    (first, first_image), (second, _image) = seen.values()
+    for text in (first, second):  # each range drawn once more at the axis's settled width
+        _shown_after(window, qtbot, text)
+    count = len(generated)
+    view, image = _shown_after(window, qtbot, first)  # back to the first range
+    assert view == next(iter(seen))
+    assert len(generated) == count  # replayed, not generated
+    assert image == first_image  # the same picture
+    window.state.set_theme("dark")
+    panel.graph.grab()
+    assert len(generated) == count + 1  # the dark theme's pens: drawn anew

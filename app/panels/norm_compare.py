@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph import debug
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPicture, QTransform
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -32,7 +33,7 @@ from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.controls import sync_combo
-from app.widgets.plotting import fast_axes, left_bottom_only
+from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
 from engine.norms import NormComparison, VectorStats, compare_norms, weighted_rms_norm
@@ -99,6 +100,71 @@ def nice_ceil(x: float) -> float:
     return float(next(s * power for s in NICE_STEPS if s * power >= x * (1 - 1e-12)))
 
 
+def _transform_key(t: QTransform) -> tuple[float, ...]:
+    return (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy())
+
+
+class RangeMemoryAxis(FastAxisItem):
+    """The value axis of the chart, remembering the pictures of the ranges it showed.
+
+    The chart's range snaps to a few nice values (see :func:`nice_ceil`) and typing moves it
+    between them (±2, ±2.5, ±3, ±4, ±5 for the toy layer's vectors); each move made pyqtgraph
+    generate the axis again — its ticks, labels and grid lines across the chart, ~2-3 ms of
+    Python. A picture is kept per state it was drawn from (range, geometry, transform, style,
+    pens, fonts, ticks) and replayed when the axis comes back to that state, with the one
+    thing generating it does besides drawing: telling the axis how wide its labels are."""
+
+    #: pictures remembered (a few ranges × a size or two)
+    MEMORY = 12
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        #: state -> (picture, its version, the label size generating it reported)
+        self._pictures: dict[tuple, tuple[QPicture, int, float]] = {}
+        self._text_size: float | None = None
+        super().__init__(*args, **kwargs)
+
+    def picture_key(self) -> tuple | None:
+        """Everything the axis picture is drawn from (None: not drawable yet)."""
+        transform = self.deviceTransform_()
+        if transform is None:
+            return None
+        view = self.linkedView()
+        ticks = (None if view is None or self.grid is False
+                 else view.mapRectToItem(self, view.boundingRect()).getRect())
+        style = tuple((name, value.key() if isinstance(value, QFont) else repr(value))
+                      for name, value in sorted(self.style.items()))
+        pens = tuple((pen.color().rgba(), pen.widthF(), pen.style(), pen.isCosmetic())
+                     for pen in (self.pen(), self.textPen(), self.tickPen()))
+        return (tuple(self.range), self.orientation, repr(self.logMode), self.scale,
+                self.autoSIPrefixScale, self.mapRectFromParent(self.geometry()).getRect(),
+                ticks, _transform_key(transform), repr(self.grid), style, pens,
+                QFont().key(), repr(self._tickLevels), repr(self._tickSpacing))
+
+    def _updateMaxTextSize(self, x: int) -> None:
+        self._text_size = x  # (generating the picture reports its labels' size here)
+        super()._updateMaxTextSize(x)
+
+    @debug.warnOnException  # an exception escaping a paint() takes Qt down
+    def paint(self, p: QPainter, opt: object, widget: object) -> None:
+        if self.picture is not None:
+            super().paint(p, opt, widget)
+            return
+        key = self.picture_key()
+        remembered = self._pictures.get(key) if key is not None else None
+        if remembered is not None:
+            picture, version, text_size = remembered
+            self._updateMaxTextSize(text_size)  # as generating it would have, then drawn
+            self.picture, self._picture_version = picture, version
+            super().paint(p, opt, widget)
+            return
+        self._text_size = None
+        super().paint(p, opt, widget)  # generates the picture
+        if key is not None and self.picture is not None and self._text_size is not None:
+            if len(self._pictures) >= self.MEMORY:
+                self._pictures.pop(next(iter(self._pictures)))
+            self._pictures[key] = (self.picture, self._picture_version, self._text_size)
+
+
 def _empty_bars(bar: pg.BarGraphItem) -> None:
     if len(bar.opts["height"]):
         bar.setOpts(x=[], height=[])
@@ -138,7 +204,9 @@ class NormComparePanel(Panel):
         self.identity.setObjectName("normIdentity")
         self.identity.setWordWrap(True)
 
-        self.graph = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)  # a grid: fast lines
+        axes = fast_axes()  # a grid: fast lines
+        axes["left"] = RangeMemoryAxis("left")
+        self.graph = pg.PlotWidget(axisItems=axes, enableMenu=False)
         left_bottom_only(self.graph)
         self.graph.setObjectName("normGraph")
         self.graph.setMinimumHeight(110)
