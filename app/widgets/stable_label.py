@@ -10,7 +10,11 @@ in the number of lines moves anything.
 It also measures each text once: asking a rich-text QLabel for its height at a width re-lays
 out its document and repaints it, so every layout pass that asked (three per edit) painted the
 label again. The height is measured when the text is set — while the label is going to repaint
-anyway — and remembered until the text, font or style changes.
+anyway — and remembered per text until the font or style changes: a text shown again (an edit
+undone, a token picked again, the language switched back) is not measured again. (Measuring is
+QLabel's own parse and layout of the rich text, most of what painting it costs anyway; a
+document of our own measured the same heights but cost more, as the label still lays out its
+own for painting.)
 """
 
 from __future__ import annotations
@@ -22,17 +26,19 @@ from PySide6.QtWidgets import QLabel
 class StableLabel(QLabel):
     #: widths remembered (a layout asks a few)
     _MEMORY = 8
+    #: natural heights remembered, for as many (text, width) pairs
+    _TEXT_MEMORY = 64
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)
         self._held: dict[int, int] = {}
-        self._natural: dict[int, int] = {}
+        #: (text, width, what else QLabel measures with) -> natural height
+        self._natural: dict[tuple, int] = {}
 
     def setText(self, text: str) -> None:
         if text == self.text():
             return
         super().setText(text)
-        self._natural.clear()
         if self.wordWrap():
             self.heightForWidth(self.width())  # measured now, with the repaint it costs
 
@@ -41,13 +47,22 @@ class StableLabel(QLabel):
             self._natural.clear()
         super().changeEvent(event)
 
+    def _measure_key(self, width: int) -> tuple:
+        """What QLabel's height for a width depends on besides the font and style (whose
+        changes empty the memory)."""
+        margins = self.contentsMargins()
+        return (self.text(), width, self.textFormat(), self.wordWrap(), self.margin(),
+                self.indent(), margins.left(), margins.top(), margins.right(),
+                margins.bottom(), self.minimumWidth(), self.minimumHeight(), self.frameWidth())
+
     def heightForWidth(self, width: int) -> int:
-        natural = self._natural.get(width)
+        key = self._measure_key(width)
+        natural = self._natural.get(key)
         if natural is None:
             natural = super().heightForWidth(width)
-            if len(self._natural) >= self._MEMORY:
-                self._natural.clear()
-            self._natural[width] = natural
+            if len(self._natural) >= self._TEXT_MEMORY:
+                self._natural.pop(next(iter(self._natural)))  # the oldest
+            self._natural[key] = natural
         held = self._held.get(width)
         if held is not None and natural <= held < natural + self.fontMetrics().lineSpacing() / 2:
             return held
