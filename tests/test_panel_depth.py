@@ -495,3 +495,38 @@ def test_token_curves_are_stroked_opaque_in_their_colour_over_the_background(mak
                             + (1 - a) * getattr(background, channel)())
                 assert abs(getattr(stroke, channel)() - expected) <= 1
             assert curve.stroke_pen().widthF() == curve.opts["pen"].widthF()
+
+
+def _pixels(image) -> np.ndarray:
+    from PySide6.QtGui import QImage
+
+    image = image.convertToFormat(QImage.Format.Format_ARGB32)
+    rows = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1)
+    return rows[:, :image.width() * 4].reshape(image.height(), image.width(), 4).copy()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_u_t_is_drawn_from_a_premultiplied_image_with_the_same_pixels(make_window, theme):
+    """Qt scales pyqtgraph's 8-bit indexed image ~8× slower than a premultiplied ARGB32 one,
+    on every edit and every animation frame: u(t) is converted once after rendering. The
+    picture is the same: each pixel is pyqtgraph's, or, on a cell edge that falls between two
+    pixels, the neighbouring one's (the two scale a fractional edge to either side)."""
+    import pyqtgraph as pg
+    from PySide6.QtGui import QImage
+
+    window = make_window(sync=True, text="the cat sat on the mat")
+    window.state.set_theme(theme)
+    panel = _depth(window)
+    window.state.set_depth_t(0.3)  # an animation frame: new pixels
+    fast = _pixels(panel.view.grab().toImage())
+    image = panel.view.image
+    assert image.qimage.format() == QImage.Format.Format_ARGB32_Premultiplied
+    pg.ImageItem.render(image)  # pyqtgraph's own image of the same frame
+    assert image.qimage.format() != QImage.Format.Format_ARGB32_Premultiplied
+    slow = _pixels(panel.view.grab().toImage())
+    same = (fast == slow).all(axis=2)
+    for axis in (0, 1):  # a cell edge one pixel over
+        for shift in (-1, 1):
+            same |= (fast == np.roll(slow, shift, axis=axis)).all(axis=2)
+    assert same.all()
+    assert (fast == slow).all(axis=2).mean() > 0.98
