@@ -6,14 +6,19 @@ import re
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QColor
 
+from app import theme
 from app.panels.attention_graph import (
     LOOP_PX,
+    MASKED_RGB,
     MAX_ARCS,
     MAX_LABELS,
     N_BUCKETS,
     bucket_of,
+    bucket_opacity,
     format_weight,
+    link_rgb,
 )
 
 TEXT = "我爱北京天安门"
@@ -82,11 +87,11 @@ def test_arc_weights_are_the_attention_row_of_the_head_and_query(make_window):
         expected = [k for k in range(6) if buckets[k] == b]  # keys 6.. are masked
         assert panel.edge_keys[b].tolist() == expected
         assert arc_start_keys(panel.bucket_curves[b]).tolist() == expected
-    # heavier buckets are drawn wider and more opaque
+    # heavier buckets are drawn wider and stronger (further from the white plot)
     widths = [c.opts["pen"].widthF() for c in panel.bucket_curves]
-    alphas = [c.opts["pen"].color().alpha() for c in panel.bucket_curves]
+    strength = [255 - c.opts["pen"].color().lightness() for c in panel.bucket_curves]
     assert widths == sorted(widths) and widths[0] < widths[-1]
-    assert alphas == sorted(alphas) and alphas[0] < alphas[-1]
+    assert strength == sorted(strength) and strength[0] < strength[-1]
     # the numbers on hover: at least four significant digits
     top = int(np.argmax(probs[3, 5]))
     text = panel.hover_text(top)
@@ -96,6 +101,54 @@ def test_arc_weights_are_the_attention_row_of_the_head_and_query(make_window):
     tiny = format_weight(3.14159e-7)
     assert abs(float(tiny) - 3.14159e-7) <= 5e-5 * 3.14159e-7
     assert "北京"[0] in panel.hover_text(2)
+
+
+@pytest.mark.usefixtures("restore_view")
+def test_link_pens_are_opaque_blends_of_the_weight_drawn_light_to_heavy(make_window, qtbot,
+                                                                       monkeypatch):
+    """Qt strokes an antialiased translucent pen ~10× slower than an opaque one: each weight
+    bucket's opacity is pre-blended toward the theme's plot background instead (the same
+    colour on the plain plot), the heavier buckets above the lighter, in both themes and in
+    presentation mode (wider lines, same colours)."""
+    from app import presentation
+
+    monkeypatch.setattr(presentation, "compact_screen", lambda _w, _h: False)
+    window = make_window(sync=True, text="Attention never reads the future tokens")
+    window.state.set_query(2)  # masked links too
+    panel = window.panels["attentionDock"]
+
+    def check(key):
+        background = QColor(theme.PLOT_COLOURS[key][0])
+        assert panel.graph.backgroundBrush().color() == background
+        rgb = QColor(*link_rgb(key))
+        for b, curve in enumerate(panel.bucket_curves):
+            pen = curve.opts["pen"]
+            expected = theme.blend(background, rgb, bucket_opacity(b))
+            assert pen.color().alpha() == 255, (key, b)
+            assert max(abs(pen.color().red() - expected.red()),
+                       abs(pen.color().green() - expected.green()),
+                       abs(pen.color().blue() - expected.blue())) <= 1, (key, b)
+        zs = [curve.zValue() for curve in panel.bucket_curves]
+        assert zs == sorted(zs) and len(set(zs)) == N_BUCKETS  # heavy arcs on top
+        assert panel.masked_curve.zValue() < zs[0]
+        masked = panel.masked_curve.opts["pen"].color()
+        assert masked.alpha() == 255
+        assert theme.contrast_ratio(masked, background) > 1.5  # still seen
+        grey = QColor(*MASKED_RGB)
+        assert abs(masked.lightness() - grey.lightness()) < abs(
+            background.lightness() - grey.lightness())  # toward the grey
+
+    check("light")
+    for key in ("dark", "light", "dark"):
+        window.theme_actions[key].trigger()
+        qtbot.waitUntil(lambda: panel.is_current, timeout=5000)
+        check(key)
+    widths = [c.opts["pen"].widthF() for c in panel.bucket_curves]
+    window.presentation_action.trigger()
+    qtbot.waitUntil(lambda: panel.is_current, timeout=5000)
+    assert panel.bucket_curves[-1].opts["pen"].widthF() > widths[-1]
+    check("dark")
+    window.presentation_action.trigger()
 
 
 def test_hovering_and_clicking_a_node(make_window, qtbot):
