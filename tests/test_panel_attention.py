@@ -303,6 +303,31 @@ def test_an_edit_after_the_query_keeps_the_links_and_a_changed_row_redraws_them(
     assert sets and panel.masked_keys.size == 0
 
 
+def test_an_edit_lays_the_caption_out_once(make_window, monkeypatch):
+    """The caption (rich text, new numbers every edit) was laid out twice per edit: once in a
+    hidden label measuring it with its colour key, once in the caption itself. The caption
+    now measures itself as its text is set."""
+    from PySide6.QtWidgets import QLabel
+
+    window = make_window(sync=True, text="我爱北京天安门 第1")
+    panel = window.panels["attentionDock"]
+    window.state.set_query(len(window.state.result.tokens) - 1)  # its row changes per edit
+    measured = []
+    original = QLabel.heightForWidth
+
+    def height_for_width(label, width):
+        if "H = " in label.text():
+            measured.append(label.text())
+        return original(label, width)
+
+    monkeypatch.setattr(QLabel, "heightForWidth", height_for_width)
+    for k in range(2, 6):
+        measured.clear()
+        window.editor.set_text(f"我爱北京天安门 第{k}")
+        assert panel.is_current and panel.caption_key_shown
+        assert len(measured) == 1 and measured[0] == panel.caption.text(), k
+
+
 def test_the_self_loop_keeps_its_pixel_size_after_a_long_input(make_window):
     """The loop is sized in pixels through the view: after 300 tokens a short input's loop
     was drawn at the long row's scale, a flat ellipse reaching half-way along the row."""

@@ -257,9 +257,6 @@ class AttentionGraphPanel(Panel):
         self._caption_parts: tuple[str, str] = ("", "")
         #: True while the colour key stands under the numbers (False: in the caption's tooltip)
         self.caption_key_shown = True
-        self._measure = QLabel()  # measures the caption with its key, never shown
-        self._measure.setTextFormat(Qt.TextFormat.RichText)
-        self._measure.setWordWrap(True)
         body.installEventFilter(self)
 
         # what is on screen (tests read these; float64 so hover shows exact numbers)
@@ -310,16 +307,19 @@ class AttentionGraphPanel(Panel):
         layout = self._body.layout()
         margins = layout.contentsMargins()
         width = self._body.width() - margins.left() - margins.right()
-        self._measure.setFont(self.caption.font())
-        self._measure.setText(numbers + "<br>" + key)
+        full = numbers + "<br>" + key
+        # the caption measures its text as it is set (StableLabel) and remembers the height:
+        # a second label laying the same rich text out again cost ~1 ms per edit
+        self.caption.setText(full)
         others = (self.query_box.sizeHint().height() + self.gqa_note.heightForWidth(width)
                   + self.readout.sizeHint().height() + 4 * layout.spacing()
                   + margins.top() + margins.bottom())
-        shown = (self._body.height() - others - self._measure.heightForWidth(width)
+        shown = (self._body.height() - others - self.caption.heightForWidth(width)
                  >= GRAPH_MIN_HEIGHT)
         self.caption_key_shown = shown
-        self.caption.setText(numbers + "<br>" + key if shown else numbers)
-        self.caption.setToolTip("" if shown else self._measure.text())
+        if not shown:
+            self.caption.setText(numbers)
+        self.caption.setToolTip("" if shown else full)
 
     # ----- strings -----
     def retranslate(self) -> None:
