@@ -328,6 +328,33 @@ def test_an_edit_lays_the_caption_out_once(make_window, monkeypatch):
         assert len(measured) == 1 and measured[0] == panel.caption.text(), k
 
 
+def test_links_and_nodes_whose_buckets_did_not_change_are_not_set_again(make_window):
+    """Arcs and nodes show the weights' buckets, not the weights: a row whose weights move
+    within their buckets (most edits of the token under the query) left every curve and the
+    nodes as they were yet set them all again — new paths, the view's bounds, a repaint.
+    Only what changed is set now."""
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["attentionDock"]
+    window.state.set_query(4)
+    result = window.state.result
+    sets = []
+    for item in [*panel.bucket_curves, panel.masked_curve, panel.nodes]:
+        original = item.setData
+        item.setData = lambda *a, _o=original, _i=item, **k: sets.append(_i) or _o(*a, **k)
+    before = arc_data(panel), panel.nodes.data["brush"].tolist()
+
+    panel.redraw_epoch += 1  # drawn again from the start: the same row, the same buckets
+    panel.redraw(result)
+    assert sets == []
+    np.testing.assert_array_equal(arc_data(panel)[0], before[0][0])
+    assert panel.nodes.data["brush"].tolist() == before[1]
+
+    window.state.set_query(5)  # a new row: every arc moves to the new query, the nodes too
+    assert panel.nodes in sets and any(c in sets for c in panel.bucket_curves)
+    assert sorted(np.concatenate(panel.edge_keys).tolist()) == [0, 1, 2, 3, 4, 5]
+    assert arc_start_keys(panel.masked_curve).tolist() == [6]
+
+
 def test_the_self_loop_keeps_its_pixel_size_after_a_long_input(make_window):
     """The loop is sized in pixels through the view: after 300 tokens a short input's loop
     was drawn at the long row's scale, a flat ellipse reaching half-way along the row."""

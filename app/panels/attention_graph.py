@@ -139,6 +139,17 @@ def pairs(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
 
 
+def _set_arcs(curve: pg.PlotCurveItem, x: np.ndarray, y: np.ndarray) -> None:
+    """Give ``curve`` these points unless it has them: the arcs depend on the weights' buckets
+    only, so a new weight in the same bucket (most edits) leaves them, and setting equal data
+    cost a path, the view's bounds and a repaint of the whole graph."""
+    old_x, old_y = curve.getData()
+    if (old_x is not None and old_y is not None and np.array_equal(old_x, x)
+            and np.array_equal(old_y, y)):
+        return
+    curve.setData(x=x, y=y)
+
+
 class ArcCurve(pg.PlotCurveItem):
     """A ``connect='pairs'`` curve (its data stays one segment per pair: hover and the tests
     read arcs that way) stroked as whole polylines: a segment that starts where the previous
@@ -280,6 +291,8 @@ class AttentionGraphPanel(Panel):
         self._hover_key = -2
         #: what the links and nodes were last drawn for (see ``redraw``)
         self._drawn_key: tuple | None = None
+        #: what the nodes show (see _draw_nodes)
+        self._nodes_look: tuple | None = None
 
         self.query_box.currentIndexChanged.connect(self._on_query_box)
         self.head_box.valueChanged.connect(self.state.set_head)
@@ -401,7 +414,7 @@ class AttentionGraphPanel(Panel):
         self._pens = [pg.mkPen(QColor(*rgb), width=1),
                       pg.mkPen(QColor(*MASKED_RGB), width=1, style=Qt.PenStyle.DashLine),
                       pg.mkPen(QColor(140, 60, 0), width=2)]
-        self._drawn_key = None  # the nodes are drawn again
+        self._drawn_key = self._nodes_look = None  # the nodes are drawn again
 
     # ----- drawing -----
     def redraw(self, result: Result) -> None:
@@ -451,8 +464,7 @@ class AttentionGraphPanel(Panel):
         for b, curve in enumerate(self.bucket_curves):
             sel = buckets == b
             self.edge_keys.append(visible[sel])
-            x, y = pairs(points[sel])
-            curve.setData(x=x, y=y)
+            _set_arcs(curve, *pairs(points[sel]))
 
         hidden = np.flatnonzero(masked)
         if hidden.size > MAX_MASKED_ARCS:
@@ -460,8 +472,7 @@ class AttentionGraphPanel(Panel):
             hidden = hidden[::stride]
         self.masked_keys = hidden
         mpoints = arc_points(hidden, query, n, samples, self._loop)
-        x, y = pairs(mpoints)
-        self.masked_curve.setData(x=x, y=y)
+        _set_arcs(self.masked_curve, *pairs(mpoints))
         if masked.any():
             # above the apex of the outermost masked arc: only masked arcs reach there
             last = int(np.flatnonzero(masked)[-1])
@@ -482,6 +493,11 @@ class AttentionGraphPanel(Panel):
         brushes = [table[k] for k in kind.tolist()]
         sizes = np.full(n, size, dtype=np.float64)
         sizes[query] = size * 1.45
+        # a new weight in the same bucket looks the same: the nodes stay as they are drawn
+        look = (n, size, kind.tobytes())
+        if look == self._nodes_look:
+            return
+        self._nodes_look = look
         if n <= 128:
             pens = [self._pens[min(k - N_BUCKETS, 1) + 1 if k >= N_BUCKETS else 0]
                     for k in kind.tolist()]
