@@ -351,6 +351,18 @@ def test_links_and_nodes_whose_buckets_did_not_change_are_not_set_again(make_win
     np.testing.assert_array_equal(arc_data(panel)[0], before[0][0])
     assert panel.nodes.data["brush"].tolist() == before[1]
 
+    sets.clear()
+    old = bucket_of(result.trace["attn_probs"][0, 4][:4])
+    window.state.set_head(1)  # new weights, the same nodes: restyled in place, not set again
+    assert panel.nodes not in sets
+    probs = window.state.result.trace["attn_probs"][1, 4]
+    assert bucket_of(probs[:4]).tolist() != old.tolist()  # (the fills do change)
+    fills = [panel._brushes[k] for k in bucket_of(probs[:4]).tolist()]
+    assert [b.color().rgba() for b in panel.nodes.data["brush"][:4]] == [
+        b.color().rgba() for b in fills]
+    assert panel.nodes.data["brush"][4].color() == QColor(230, 120, 20)  # the query
+    assert all(int(i) == k for k, i in enumerate(panel.nodes.data["data"]))  # clicks still
+
     window.state.set_query(5)  # a new row: every arc moves to the new query, the nodes too
     assert panel.nodes in sets and any(c in sets for c in panel.bucket_curves)
     assert sorted(np.concatenate(panel.edge_keys).tolist()) == [0, 1, 2, 3, 4, 5]
