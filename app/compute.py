@@ -7,6 +7,7 @@ once, instead of in every panel on every repaint.
 
 from __future__ import annotations
 
+import html
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -94,6 +95,12 @@ def text_length(text: str) -> int:
 def short_token(token: str, limit: int = SHOWN_TOKEN_CHARS) -> str:
     """``token``, or its first ``limit - 1`` characters and "…" when it is longer."""
     return token if len(token) <= limit else token[:limit - 1] + "…"
+
+
+def token_html(token: str) -> str:
+    """:func:`short_token` for rich text: a typed "<" or "&" is shown, not read as markup
+    (a "<" token as the strongest key swallowed the rest of the attention caption)."""
+    return html.escape(short_token(token), quote=False)
 
 
 #: Beyond this many state entries (T × D), or this many tokens, the norm curves use 17 points

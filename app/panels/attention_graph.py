@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import theme
-from app.compute import Result
+from app.compute import Result, token_html
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.controls import sync_combo, sync_spin
@@ -200,6 +200,7 @@ class AttentionGraphPanel(Panel):
         self.caption.setWordWrap(True)
         self.readout = QLabel(" ")
         self.readout.setObjectName("attnReadout")
+        self.readout.setTextFormat(Qt.TextFormat.PlainText)  # token text as typed
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.graph = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)  # (hidden ones)
@@ -620,7 +621,7 @@ class AttentionGraphPanel(Panel):
              else self.tr("bound with the mask off log T = log %1 = %2")).replace(
                 "%1", str(query if causal else n)).replace("%2", f"{bound:.4f}"),
             self.tr("strongest: %1 “%2” %3").replace("%1", str(top)).replace(
-                "%2", result.shown_tokens[top]).replace(
+                "%2", token_html(result.tokens[top])).replace(
                 "%3", format_weight(float(self.weights[top]))),
         ]
         lines = [" · ".join(parts)]

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import theme
-from app.compute import Result, short_token
+from app.compute import Result, token_html
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
@@ -678,7 +678,7 @@ class CausalityPanel(Panel):
 
     # ----- words -----
     def _token(self, tokens: tuple[str, ...], i: int) -> str:
-        return short_token(tokens[i]) if 0 <= i < len(tokens) else "∅"
+        return token_html(tokens[i]) if 0 <= i < len(tokens) else "∅"
 
     def _write_verdict(self, result: Result) -> None:
         report = result.causality
@@ -711,7 +711,7 @@ class CausalityPanel(Panel):
         tokens_after, tokens_before = result.tokens, result.baseline_tokens
         source = (self.tr("pinned baseline") if self.baseline_kind == "pinned"
                   else self.tr("previous input"))
-        before_text = " ".join(map(short_token, tokens_before[:MAX_QUOTED_TOKENS])) + (
+        before_text = " ".join(map(token_html, tokens_before[:MAX_QUOTED_TOKENS])) + (
             " …" if len(tokens_before) > MAX_QUOTED_TOKENS else "")
         compared = self.tr("Before: “%1” (%2, %3 tokens).").replace(
             "%1", before_text).replace("%2", source).replace(

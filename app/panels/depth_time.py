@@ -37,6 +37,7 @@ from app.compute import (
     convergence_max_tokens,
     convergence_skipped,
     norm_curve_points,
+    token_html,
 )
 from app.engine_text import exception_text
 from app.panels.base import Panel
@@ -167,6 +168,7 @@ class DepthTimePanel(Panel):
         self.view = AnimatedHeatmapView()
         self.view.setMinimumWidth(180)
         self.readout = QLabel(" ")
+        self.readout.setTextFormat(Qt.TextFormat.PlainText)  # token text as typed
         self.readout.setObjectName("depthReadout")
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -699,7 +701,8 @@ class DepthTimePanel(Panel):
         q = min(self.state.query, self._norms.shape[1] - 1)
         if not _same_curve(self.query_curve, self._norm_times, self._norms[:, q]):
             self.query_curve.setData(self._norm_times, self._norms[:, q])
-        token = self._result.tokens[q] if q < len(self._result.tokens) else ""
+        # (the plot's title is HTML)
+        token = token_html(self._result.tokens[q]) if q < len(self._result.tokens) else ""
         colour = pg.mkColor(pg.getConfigOption("foreground"))
         if self.query_curve.opts["pen"].color() != colour:  # the theme's foreground
             self.query_curve.setPen(pg.mkPen(colour, width=3))
