@@ -1,9 +1,11 @@
 """The depth-time panel: u(t) is the exact partial Euler state, true states bit for bit, the
 animation never recomputes, and the convergence plot shows the sub-stepped layer."""
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 
 import app.bridge
 from app.compute import CONVERGENCE_BUDGET_TOKENS
@@ -530,3 +532,31 @@ def test_u_t_is_drawn_from_a_premultiplied_image_with_the_same_pixels(make_windo
             same |= (fast == np.roll(slow, shift, axis=axis)).all(axis=2)
     assert same.all()
     assert (fast == slow).all(axis=2).mean() > 0.98
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1600, 1000)])
+def test_the_convergence_plot_labels_stand_apart_and_inside(make_window, qtbot, size):
+    """In the narrow convergence plot of a 1280 x 720 window "16" and "32" ran together as
+    "1632" and "the real layer (n = 1)" was cut at the plot's edge: the n labels thin to
+    every other doubling, and the layer's label shortens to "n = 1", when there is no room."""
+    from PySide6.QtGui import QFontMetrics
+
+    window = make_window(sync=True, text="我爱北京天安门")
+    window.resize(*size)
+    window.apply_default_layout()
+    panel = _depth(window)
+    qtbot.waitUntil(lambda: panel.conv_plot.isVisible() and panel.layer_marker.data.size)
+    qtbot.wait(50)
+    plot = panel.conv_plot
+    axis = plot.getAxis("bottom")
+    ticks = [value for value, _text in axis._tickLevels[0]]
+    box = plot.getViewBox()
+    font = QFontMetrics(axis.style.get("tickFont") or axis.font())
+    xs = [box.mapViewToScene(QPointF(value, 0)).x() for value in ticks]
+    widths = [font.horizontalAdvance(text) for _value, text in axis._tickLevels[0]]
+    for (x0, w0), (x1, w1) in pairwise(zip(xs, widths, strict=True)):
+        assert x1 - x0 >= (w0 + w1) / 2 + 4, (axis._tickLevels[0], x0, x1)
+    if size == (1600, 1000):
+        assert len(ticks) == 7 and panel.layer_text.textItem.toPlainText().startswith("the")
+    label = panel.layer_text.mapRectToScene(panel.layer_text.boundingRect())
+    assert box.sceneBoundingRect().contains(label.topRight()), (label, box.sceneBoundingRect())

@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import debug
 from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QHideEvent, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QHideEvent, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractButton,
     QButtonGroup,
@@ -74,6 +74,10 @@ ATTENTION_BRUSH = QColor(70, 130, 220, 28)
 MLP_BRUSH = QColor(230, 140, 40, 28)
 T_PEN = pg.mkPen(QColor(200, 30, 30), width=2)
 EULER_COLOUR = QColor(31, 119, 180)
+#: The sub-step counts the convergence plot labels (every other one when narrow).
+CONV_TICK_NS = (1, 2, 4, 8, 16, 32, 64)
+#: Where the convergence plot's label of the real layer (n = 1) starts (log10 n).
+LAYER_TEXT_X = 0.06
 SECOND_COLOUR = QColor(214, 110, 20)
 
 
@@ -529,8 +533,32 @@ class DepthTimePanel(Panel):
         plot.addItem(self.layer_marker)
         self.layer_text = QuietTextItem(anchor=(0.0, 1.0), color=(200, 30, 30))
         plot.addItem(self.layer_text, ignoreBounds=True)
-        plot.getAxis("bottom").setTicks([[(np.log10(n), str(n)) for n in (1, 2, 4, 8, 16, 32, 64)],
-                                         []])
+        self._conv_ticks_every = 0  # 1: every doubling labelled, 2: every other (see below)
+        plot.getViewBox().sigTransformChanged.connect(lambda *_args: self._fit_conv_ticks())
+        self._fit_conv_ticks()
+
+    def _fit_conv_ticks(self) -> None:
+        """Label every doubling n = 1, 2, 4 … 64 while the labels stand apart; in a narrow
+        plot (1280 x 720) "16" and "32" ran together as "1632": then every other one, 2, 8,
+        32 (the axis drops a label that would stick out at its ends, as 1 and 64 there)."""
+        box = self.conv_plot.getViewBox()
+        (x0, x1), width = box.viewRange()[0], box.sceneBoundingRect().width()
+        doubling = width / max(x1 - x0, 1e-9) * np.log10(2.0)  # px between n and 2n
+        axis = self.conv_plot.getAxis("bottom")
+        label = QFontMetrics(axis.style.get("tickFont") or axis.font()).horizontalAdvance("64")
+        every = 1 if doubling >= 2 * label else 2
+        if every != self._conv_ticks_every:
+            self._conv_ticks_every = every
+            self.conv_plot.getAxis("bottom").setTicks(
+                [[(np.log10(n), str(n)) for n in CONV_TICK_NS[every - 1::every]], []])
+        # the label beside n = 1 in full while it fits before the plot's right edge, else
+        # only "n = 1" ("the real layer (n" was cut off; the caption below says the rest)
+        full = self.tr("the real layer (n = 1)")
+        room = width * (x1 - LAYER_TEXT_X) / max(x1 - x0, 1e-9)
+        fits = QFontMetrics(self.layer_text.textItem.font()).horizontalAdvance(full) < room
+        text = full if fits else "n = 1"
+        if self.layer_text.textItem.toPlainText() != text:
+            self.layer_text.setText(text)
 
     # ----- strings -----
     def retranslate(self) -> None:
@@ -573,7 +601,7 @@ class DepthTimePanel(Panel):
                                                  "converging to its flow"))
         self.conv_plot.setLabel("bottom", self.tr("sub-steps n (Δt = 1/n)"))
         self.conv_plot.setLabel("left", self.tr("distance to flow"))
-        self.layer_text.setText(self.tr("the real layer (n = 1)"))
+        self._fit_conv_ticks()  # the label beside n = 1, in this language
         self._update_play_text()
         self._arrange_controls()  # the marks' words have their own widths in each language
         self._show_convergence(force=True)
@@ -895,7 +923,7 @@ class DepthTimePanel(Panel):
             self.conv_plot.setXRange(-0.05, np.log10(ns[-1]) + 0.08, padding=0)
         y1 = np.log10(e1) if e1 > 0 else 0.0
         self.layer_marker.setData([0.0], [y1])
-        self.layer_text.setPos(0.06, y1)
+        self.layer_text.setPos(LAYER_TEXT_X, y1)
         self.conv_stack.setCurrentWidget(self.conv_plot)
         order1 = float(conv.orders_euler[-1]) if len(conv.ns) > 1 else float("nan")
         order2 = float(conv.orders_second_order[-1]) if len(conv.ns) > 1 else float("nan")
