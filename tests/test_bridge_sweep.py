@@ -38,7 +38,11 @@ def ask(bridge: EngineBridge, text: str) -> int:
     return request_id
 
 
-def test_the_first_sweep_starts_at_once_later_ones_after_their_paint(bridge, qtbot):
+def test_the_first_sweep_starts_at_once_later_ones_after_their_paint(bridge, qtbot,
+                                                                     monkeypatch):
+    # (a paint that never comes is waited for SHOWN_WAIT_S, 0.5 s: longer here, so a slow
+    # machine's result delivery cannot let the sweep start on that fallback during the wait)
+    monkeypatch.setattr(bridge_module, "SHOWN_WAIT_S", 30.0)
     results, sweeps = bridge.seen
     first = ask(bridge, "the cat sat")
     qtbot.waitUntil(lambda: sweeps == [first], timeout=10_000)  # nothing painted yet: at once
@@ -52,7 +56,9 @@ def test_the_first_sweep_starts_at_once_later_ones_after_their_paint(bridge, qtb
     qtbot.waitUntil(lambda: sweeps == [first, second], timeout=10_000)
 
 
-def test_a_newer_request_takes_the_place_of_a_sweep_waiting_for_its_paint(bridge, qtbot):
+def test_a_newer_request_takes_the_place_of_a_sweep_waiting_for_its_paint(bridge, qtbot,
+                                                                           monkeypatch):
+    monkeypatch.setattr(bridge_module, "SHOWN_WAIT_S", 30.0)  # (as above)
     results, sweeps = bridge.seen
     first = ask(bridge, "one two")
     qtbot.waitUntil(lambda: sweeps == [first], timeout=10_000)
