@@ -160,15 +160,21 @@ def test_an_edit_after_the_shown_token_is_not_drawn_again_and_a_change_is(make_w
                                   window.state.result.trace["post_attention_layernorm"][2])
 
 
+def ranges_generated(axis):
+    """The list, growing, of the ranges ``axis`` generates its ticks and labels for."""
+    ranges = []
+    real = axis.generateDrawSpecs
+    axis.generateDrawSpecs = lambda p: (ranges.append(list(axis.range)), real(p))[1]
+    return ranges
+
+
 def test_the_axis_follows_a_new_range_without_a_forced_repaint(make_window, qtbot):
     # FastAxisItem kept the picture of the old range when the label text stayed the same:
     # after an edit that doubled the range the bars read as half their value
     window = make_window(sync=True, text="The cat sat on the mat")
     panel = window.panels["normDock"]
     axis = panel.graph.getAxis("left")
-    drawn = []
-    real = axis.generateDrawSpecs
-    axis.generateDrawSpecs = lambda p: (drawn.append(list(axis.range)), real(p))[1]
+    drawn = ranges_generated(axis)
     panel.graph.grab()  # the axis has a picture of this range
     before = list(axis.range)
     window.editor.set_text("我爱北京天安门 and a much longer sentence with many more tokens")
@@ -306,9 +312,7 @@ def test_a_range_shown_before_replays_its_axis_picture(make_window, qtbot):
     window = make_window(sync=True, text="我爱北京天安门 第0")
     panel = window.panels["normDock"]
     axis = panel.graph.getAxis("left")
-    generated = []
-    real = axis.generateDrawSpecs
-    axis.generateDrawSpecs = lambda p: (generated.append(list(axis.range)), real(p))[1]
+    generated = ranges_generated(axis)
     seen = {}
     for k in range(12):  # two texts whose ranges differ
         text = f"我爱北京天安门 第{k}"
