@@ -31,7 +31,13 @@ from app.compute import Result, token_html
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.controls import sync_combo, sync_spin
-from app.widgets.plotting import DeviceDashedCurve, QuietTextItem, TokenLabelsItem, fast_axes
+from app.widgets.plotting import (
+    DeviceDashedCurve,
+    QuietTextItem,
+    TokenLabelsItem,
+    fast_axes,
+    set_points,
+)
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
 
@@ -139,17 +145,6 @@ def pairs(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     seg = np.stack([points[:, :-1], points[:, 1:]], axis=2)  # [K, S-1, 2, 2]
     flat = seg.reshape(-1, 2)
     return np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
-
-
-def _set_arcs(curve: pg.PlotCurveItem, x: np.ndarray, y: np.ndarray) -> None:
-    """Give ``curve`` these points unless it has them: the arcs depend on the weights' buckets
-    only, so a new weight in the same bucket (most edits) leaves them, and setting equal data
-    cost a path, the view's bounds and a repaint of the whole graph."""
-    old_x, old_y = curve.getData()
-    if (old_x is not None and old_y is not None and np.array_equal(old_x, x)
-            and np.array_equal(old_y, y)):
-        return
-    curve.setData(x=x, y=y)
 
 
 class ArcCurve(pg.PlotCurveItem):
@@ -467,7 +462,7 @@ class AttentionGraphPanel(Panel):
         for b, curve in enumerate(self.bucket_curves):
             sel = buckets == b
             self.edge_keys.append(visible[sel])
-            _set_arcs(curve, *pairs(points[sel]))
+            set_points(curve, *pairs(points[sel]))  # (a new weight in the same bucket: kept)
 
         hidden = np.flatnonzero(masked)
         if hidden.size > MAX_MASKED_ARCS:
@@ -475,7 +470,7 @@ class AttentionGraphPanel(Panel):
             hidden = hidden[::stride]
         self.masked_keys = hidden
         mpoints = arc_points(hidden, query, n, samples, self._loop)
-        _set_arcs(self.masked_curve, *pairs(mpoints))
+        set_points(self.masked_curve, *pairs(mpoints))
         if masked.any():
             # above the apex of the outermost masked arc: only masked arcs reach there
             last = int(np.flatnonzero(masked)[-1])

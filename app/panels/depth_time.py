@@ -53,6 +53,7 @@ from app.widgets.plotting import (
     fast_axes,
     left_bottom_only,
     log_points,
+    shows_points,
 )
 from engine.continuous import Convergence
 
@@ -79,12 +80,6 @@ CONV_TICK_NS = (1, 2, 4, 8, 16, 32, 64)
 #: Where the convergence plot's label of the real layer (n = 1) starts (log10 n).
 LAYER_TEXT_X = 0.06
 SECOND_COLOUR = QColor(214, 110, 20)
-
-
-def _same_curve(curve: pg.PlotCurveItem, xs: np.ndarray, ys: np.ndarray) -> bool:
-    """The curve already shows exactly these points."""
-    return (curve.xData is not None and np.array_equal(curve.xData, xs)
-            and np.array_equal(curve.yData, ys))
 
 
 class OpaqueCurve(RasterCachedCurve):
@@ -692,7 +687,7 @@ class DepthTimePanel(Panel):
                     curve.setPen(pg.mkPen(pg.intColor(i, hues=max(n_tokens, 6), sat=160,
                                                       alpha=200), width=1.5))
                 # an edit of token k leaves the curves of tokens before k as they were
-                if recolour or not _same_curve(curve, times, norms[:, i]):
+                if recolour or not shows_points(curve, times, norms[:, i]):
                     # connect="all": the item may have drawn every token (with gaps) before
                     curve.setData(times, norms[:, i], connect="all")
             self._one_curve = False
@@ -710,7 +705,7 @@ class DepthTimePanel(Panel):
             self.curves = [curve]
             if not self._one_curve:
                 curve.setPen(pg.mkPen(QColor(110, 130, 160, 90), width=1))
-            if not self._one_curve or not _same_curve(curve, xs, ys):
+            if not self._one_curve or not shows_points(curve, xs, ys):
                 connect = np.ones(xs.size, dtype=bool)
                 connect[len(times) - 1::len(times)] = False
                 curve.setData(xs, ys, connect=connect)
@@ -727,7 +722,7 @@ class DepthTimePanel(Panel):
         if self._norms is None or self._result is None:
             return
         q = min(self.state.query, self._norms.shape[1] - 1)
-        if not _same_curve(self.query_curve, self._norm_times, self._norms[:, q]):
+        if not shows_points(self.query_curve, self._norm_times, self._norms[:, q]):
             self.query_curve.setData(self._norm_times, self._norms[:, q])
         # (the plot's title is HTML)
         token = token_html(self._result.tokens[q]) if q < len(self._result.tokens) else ""

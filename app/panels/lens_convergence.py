@@ -156,9 +156,8 @@ class ConvergencePanel(LensPanel):
         the choice holds: no flip-flop.)"""
         height = self.plot.getViewBox().sceneBoundingRect().height()
         in_plot = self.legend.boundingRect().height() <= KEY_IN_PLOT_UP_TO * height
-        if in_plot != self.legend.isVisible() or in_plot == self.key_line.isVisibleTo(self):
-            self.legend.setVisible(in_plot)
-            self.key_line.setVisible(not in_plot)
+        self.legend.setVisible(in_plot)  # (no-ops when unchanged)
+        self.key_line.setVisible(not in_plot)
 
     def _retranslate(self) -> None:
         st = self.state

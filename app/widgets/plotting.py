@@ -200,6 +200,21 @@ def fast_axes() -> dict[str, FastAxisItem]:
     return {name: FastAxisItem(name) for name in ("left", "bottom", "right", "top")}
 
 
+def shows_points(curve: pg.PlotCurveItem, xs: object, ys: object) -> bool:
+    """The curve already holds exactly these points."""
+    old_x, old_y = curve.getData()
+    return (old_x is not None and old_y is not None and np.array_equal(old_x, xs)
+            and np.array_equal(old_y, ys))
+
+
+def set_points(curve: pg.PlotCurveItem, xs: object, ys: object) -> None:
+    """``curve.setData(x=xs, y=ys)`` unless it holds exactly these points: setData rebuilds
+    the path and the bounds and repaints the view, and many curves stay put from edit to edit
+    (arcs whose weight bucket did not change, the causality outlines, the depth curves)."""
+    if not shows_points(curve, xs, ys):
+        curve.setData(x=xs, y=ys)
+
+
 def log_points(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The points a log-scale plot can draw: an error of exactly 0 (a session's layer that
     barely moves its input) has no logarithm, and all-NaN points made pyqtgraph warn on
