@@ -309,13 +309,13 @@ def _rope_tables(t: int, head_dim: int, theta: float) -> RopeTables:
 _GATHER_ROPE_MAX_DIM = 16
 
 
-def rope(x: np.ndarray, tables: RopeTables) -> np.ndarray:
+def rope(x: np.ndarray, tables: RopeTables, out: np.ndarray | None = None) -> np.ndarray:
     """``x [..., T, d]`` rotated by position with ``tables = _rope_tables(T, d, theta)``,
-    C-ordered: ``ops.apply_rope``'s numbers."""
+    C-ordered (or into ``out``): ``ops.apply_rope``'s numbers."""
     cos, sin, sin_signed = tables
     if x.shape[-1] <= _GATHER_ROPE_MAX_DIM:
-        return ops.apply_rope_signed(x, cos, sin_signed)
-    return ops.apply_rope(x, cos, sin)
+        return ops.apply_rope_signed(x, cos, sin_signed, out=out)
+    return ops.apply_rope(x, cos, sin, out=out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,17 +358,30 @@ _ONE_THREAD_MNK = 65536 * 4
 _ATTENTION_BLOCK_BYTES = 1 << 20
 
 
-def _block_rows(t: int, head_dim: int, n_heads: int) -> int:
-    """Query rows per block of :func:`attend`: one BLAS thread per product, fits the cache.
-    Depends on the shape only (never on batch axes), so a batch computes what single calls do."""
-    one_thread = _ONE_THREAD_MNK // (t * head_dim)
+def _block_rows(t: int, head_dim: int, n_heads: int, *, blas_threaded: bool = True) -> int:
+    """Query rows per block of :func:`attend`: fits the cache and, while BLAS may use several
+    threads (``blas_threaded``), keeps each product on one. Never depends on batch axes, so a
+    batch computes what single calls do. BLAS may round a row's products differently in a
+    block of another height (~1e-16), so code that must give ``run_layer``'s bits calls
+    :func:`attend` under the same conditions (``engine.lenses.attention_facts``)."""
     in_cache = _ATTENTION_BLOCK_BYTES // (3 * 8 * n_heads * t)
+    if not blas_threaded:  # inside a thread's share: fewer, bigger blocks, fewer numpy calls
+        return max(1, min(t, in_cache))
+    one_thread = _ONE_THREAD_MNK // (t * head_dim)
     return max(1, min(t, one_thread, in_cache))
 
 
+def _view_as(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``array`` reshaped without a copy (a copy would not be written back to the caller)."""
+    if not array.flags.c_contiguous:
+        raise ValueError("attend writes only into C-ordered arrays")
+    return array.reshape(shape)
+
+
 def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.ndarray,
-           config: Qwen3Config, causal: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                       np.ndarray]:
+           config: Qwen3Config, causal: bool,
+           out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``scores, masked, probs [..., H, T, T]`` and ``context [..., T, H*d]``.
 
     ``query_states [..., H, T, d]`` (C-ordered), ``key_states``/``value_states [..., Hkv, T, d]``
@@ -376,9 +389,11 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
     reads kv head ``kv`` (a broadcast, no copy). Rows of
     attention are independent, so it runs in blocks of query rows (``_block_rows``): each
     block's scores, mask, softmax and context are computed while the block is in cache, and
-    every BLAS call stays on one thread. A row's numbers do not depend on the blocking.
+    every BLAS call stays on one thread (see ``_block_rows`` on what the blocking changes).
     ``masked`` is ``scores`` itself when ``causal`` is false (the caller copies it if it keeps
-    both). Callers hold ``np.errstate`` if the scores may overflow.
+    both). ``out``: C-ordered ``scores, masked, probs`` arrays to write into (``masked`` is
+    left alone when ``causal`` is false). Callers hold ``np.errstate`` if the scores may
+    overflow.
     """
     lead = query_states.shape[:-3]
     # the heads given (all of the layer's, or one thread's kv-head groups: attention_sublayer)
@@ -388,8 +403,8 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
     query = query_states.reshape(*by_group, t, d)
     keys = key_states.swapaxes(-1, -2)[..., None, :, :]  # [..., Hkv, 1, d, T]
     values = value_states[..., None, :, :]  # [..., Hkv, 1, T, d]
-    step = _block_rows(t, d, n_heads)
-    if step >= t:  # one block: numpy allocates, the fewest calls (what a toy input costs)
+    step = _block_rows(t, d, n_heads, blas_threaded=not parallel.in_share())
+    if step >= t and out is None:  # one block: numpy allocates, the fewest calls (toy input)
         scores = np.matmul(query, keys)
         scores *= scale  # in place: the same numbers as (q kᵀ)·scale
         if causal:
@@ -398,9 +413,14 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
             masked, probs = scores, ops.softmax(scores)
         context = np.matmul(probs, values)
     else:
-        scores = np.empty((*by_group, t, t))
-        masked = np.empty_like(scores) if causal else scores
-        probs = np.empty_like(scores)
+        if out is None:
+            scores = np.empty((*by_group, t, t))
+            masked = np.empty_like(scores) if causal else scores
+            probs = np.empty_like(scores)
+        else:
+            scores, masked, probs = (_view_as(array, (*by_group, t, t)) for array in out)
+            if not causal:
+                masked = scores
         context = np.empty((*by_group, t, d))
         def blocks(first: int, stride: int) -> None:
             for r0 in range(first * step, t, stride * step):
@@ -496,11 +516,18 @@ def project_heads_out(context: np.ndarray, weight: np.ndarray, groups: list[slic
                       config: Qwen3Config) -> np.ndarray:
     """o_proj, ``context [T, H*d] @ weight.T``, summed over the head groups ``groups`` (from
     :func:`kv_groups`) as :func:`attention_sublayer` sums it: one product per group over its
-    heads' columns, added in order. One group: one product."""
+    heads' columns, each in a thread's share as there (BLAS on one thread, the same bits),
+    added in order. One group: one product."""
     if len(groups) == 1:
         return parallel.linear(context, weight)
-    return _sum_in_order([context[:, cols] @ weight[:, cols].T
-                          for cols in (_head_columns(kv, config) for kv in groups)])
+    columns = [_head_columns(kv, config) for kv in groups]
+    parts: list[np.ndarray] = [context] * len(columns)
+
+    def share(i: int) -> None:
+        parts[i] = context[:, columns[i]] @ weight[:, columns[i]].T
+
+    parallel.run([lambda i=i: share(i) for i in range(len(columns))])
+    return _sum_in_order(parts)
 
 
 def attention_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3Config,
@@ -539,15 +566,18 @@ def attention_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3C
         np.matmul(normed, w_q[cols].T, out=query_proj[:, cols])
         np.matmul(normed, w_k[kv_cols].T, out=key_proj[:, kv_cols])
         np.matmul(normed, w_v[kv_cols].T, out=value_proj[:, kv_cols])
-        query_normed[:, heads] = ops.rms_norm(query_proj[:, cols].reshape(t, -1, d), w_qn, eps)
-        key_normed[:, kv] = ops.rms_norm(key_proj[:, kv_cols].reshape(t, -1, d), w_kn, eps)
-        query_states[heads] = rope(query_normed[:, heads].transpose(1, 0, 2), tables)
-        key_states[kv] = rope(key_normed[:, kv].transpose(1, 0, 2), tables)
+        # written where the steps keep them (no result to copy over)
+        ops.rms_norm(query_proj[:, cols].reshape(t, -1, d), w_qn, eps, out=query_normed[:, heads])
+        ops.rms_norm(key_proj[:, kv_cols].reshape(t, -1, d), w_kn, eps, out=key_normed[:, kv])
+        rope(query_normed[:, heads].transpose(1, 0, 2), tables, out=query_states[heads])
+        rope(key_normed[:, kv].transpose(1, 0, 2), tables, out=key_states[kv])
         values = value_proj[:, kv_cols].reshape(t, -1, d).transpose(1, 0, 2)  # [kv, T, d]
         if repeat is not None:
             _fill_kv_repeat(repeat[heads], key_states[kv], values)
-        s, m, p, c = attend(query_states[heads], key_states[kv], values, config, causal)
-        scores[heads], masked[heads], probs[heads], context[:, cols] = s, m, p, c
+        context[:, cols] = attend(query_states[heads], key_states[kv], values, config, causal,
+                                  out=(scores[heads], masked[heads], probs[heads]))[3]
+        if not causal:
+            masked[heads] = scores[heads]
         shares[i] = context[:, cols] @ w_o[:, cols].T
 
     parallel.run([lambda i=i: share(i) for i in range(len(groups))])
@@ -616,10 +646,13 @@ def mlp_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3Config)
 
     def share(i: int) -> None:
         cols = columns[i]
-        np.matmul(normed, w_gate[cols].T, out=gate[:, cols])
+        # SiLU (libm's exp, one element at a time) runs faster on a contiguous block than on
+        # the strided columns of the step; copying it in after costs less than that saves
+        own_gate = normed @ w_gate[cols].T
+        own_act = ops.silu_array(own_gate)
+        gate[:, cols], gate_act[:, cols] = own_gate, own_act
         np.matmul(normed, w_up[cols].T, out=up[:, cols])
-        ops.silu_array(gate[:, cols], out=gate_act[:, cols])
-        np.multiply(gate_act[:, cols], up[:, cols], out=gated[:, cols])
+        np.multiply(own_act, up[:, cols], out=gated[:, cols])
         shares[i] = gated[:, cols] @ w_down[:, cols].T
 
     parallel.run([lambda i=i: share(i) for i in range(len(columns))])
@@ -637,7 +670,8 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     Most steps need no reading for that: a bound on their max |value| follows from the bounds
     of the steps they are made of and the weights' (a product of K terms is at most K times the
     largest factors, a convex combination at most its largest term). Only when such a bound is
-    not small enough (or there is none: the RMSNorms, the input) is the step itself read.
+    not small enough (or there is none: the input, and the RMSNorms at ε = 0) is the step itself
+    read.
     """
     t, d_model = hidden_states.shape
     n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
@@ -668,18 +702,26 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     def product_bound(step: str, weight: str, terms: int) -> float:
         return terms * bound[step] * w.max_abs(weight)
 
+    def norm_bound(weight: str, width: int) -> float | None:
+        # |x_i| <= sqrt(width · mean(x²)), so |w_i x_i / sqrt(mean(x²) + ε)| <= max|w|·√width;
+        # at ε = 0 a zero row gives 0/0, which only reading the step finds
+        return math.sqrt(width) * w.max_abs(weight) if eps > 0 else None
+
     record(hidden_states)
     # --- attention sub-step: h = x + A(RMSNorm1(x)) ---
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
-    record(normed, norm_of=Phrase("a row of embed"), norm_input=hidden_states)
+    record(normed, norm_bound("input_layernorm.weight", d_model),
+           norm_of=Phrase("a row of embed"), norm_input=hidden_states)
     attn = attention_sublayer(normed, w, config, causal, kv_repeat=True)
     for proj, weight in ((attn.query_proj, "self_attn.q_proj.weight"),
                          (attn.key_proj, "self_attn.k_proj.weight"),
                          (attn.value_proj, "self_attn.v_proj.weight")):
         record(proj, product_bound("input_layernorm", weight, d_model))
-    record(attn.query_normed, norm_of=Phrase("a head's slice of q_proj"),
+    record(attn.query_normed, norm_bound("self_attn.q_norm.weight", d),
+           norm_of=Phrase("a head's slice of q_proj"),
            norm_input=steps[2].reshape(t, n_heads, d))
-    record(attn.key_normed, norm_of=Phrase("a head's slice of k_proj"),
+    record(attn.key_normed, norm_bound("self_attn.k_norm.weight", d),
+           norm_of=Phrase("a head's slice of k_proj"),
            norm_input=steps[3].reshape(t, n_kv, d))
     record(attn.query_states, 2 * bound["q_norm"])  # x·cos ± x'·sin
     record(attn.key_states, 2 * bound["k_norm"])
@@ -694,7 +736,8 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
 
     # --- MLP sub-step: out = h + M(RMSNorm2(h)) ---
     normed2 = ops.rms_norm(residual_attn, w["post_attention_layernorm.weight"], eps)  # [T, D]
-    record(normed2, norm_of=Phrase("a row of resid_attn"), norm_input=residual_attn)
+    record(normed2, norm_bound("post_attention_layernorm.weight", d_model),
+           norm_of=Phrase("a row of resid_attn"), norm_input=residual_attn)
     mlp = mlp_sublayer(normed2, w, config)  # [T, F] each, down [T, D]
     record(mlp.gate, product_bound("post_attention_layernorm", "mlp.gate_proj.weight", d_model))
     record(mlp.up, product_bound("post_attention_layernorm", "mlp.up_proj.weight", d_model))

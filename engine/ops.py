@@ -11,16 +11,21 @@ from functools import lru_cache
 import numpy as np
 
 
-def rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
-    """``weight * x / sqrt(mean(x^2) + eps)`` over the last axis (eps inside the root)."""
+def rms_norm(x: np.ndarray, weight: np.ndarray, eps: float,
+             out: np.ndarray | None = None) -> np.ndarray:
+    """``weight * x / sqrt(mean(x^2) + eps)`` over the last axis (eps inside the root).
+    ``out``: a float64 array of ``x``'s shape to write into (not ``x`` itself), for a float64
+    ``x`` and a weight of at most one axis."""
     if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and np.ndim(weight) <= 1):
+        if out is not None:
+            raise ValueError("rms_norm writes into out only for a float64 array and a 1-D weight")
         variance = np.add.reduce(x * x, axis=-1, keepdims=True) / np.shape(x)[-1]  # np.mean's
         return weight * (x * (1.0 / np.sqrt(variance + eps)))
     # The same operations as above (x*x and the reduction as np.mean does them, bit for bit),
     # with one full-size buffer instead of three: the squares are reduced, then overwritten by
     # the result (a float64 array of x's shape, as above for a weight of at most one axis).
     # a*b == b*a exactly.
-    out = np.multiply(x, x)
+    out = np.multiply(x, x, out=out)
     variance = np.add.reduce(out, axis=-1, keepdims=True)
     variance /= x.shape[-1]
     variance += eps
@@ -56,14 +61,16 @@ def rotate_half(x: np.ndarray) -> np.ndarray:
     return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
 
 
-def apply_rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    """Rotate ``x [..., T, d]`` by position: ``x*cos + rotate_half(x)*sin``, C-ordered.
+def apply_rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray,
+               out: np.ndarray | None = None) -> np.ndarray:
+    """Rotate ``x [..., T, d]`` by position: ``x*cos + rotate_half(x)*sin``, C-ordered (or into
+    ``out``, an array of ``x``'s shape that is not ``x``).
 
     Computed half by half in place; ``a + (-b)`` is ``a - b`` exactly, so the numbers are those
     of the formula.
     """
     half = x.shape[-1] // 2
-    out = np.multiply(x, cos, order="C")
+    out = np.multiply(x, cos, order="C", out=out)
     out[..., :half] -= x[..., half:] * sin[..., :half]
     out[..., half:] += x[..., :half] * sin[..., half:]
     return out
@@ -83,15 +90,16 @@ def _half_swap(d: int) -> np.ndarray:
     return perm
 
 
-def apply_rope_signed(x: np.ndarray, cos: np.ndarray, sin_signed: np.ndarray) -> np.ndarray:
+def apply_rope_signed(x: np.ndarray, cos: np.ndarray, sin_signed: np.ndarray,
+                      out: np.ndarray | None = None) -> np.ndarray:
     """:func:`apply_rope` with ``sin_signed = signed_sin(sin)``: the same numbers, bit for bit
-    (each entry is ``x·cos ± x'·sin`` rounded the same way), C-ordered.
+    (each entry is ``x·cos ± x'·sin`` rounded the same way), C-ordered (or into ``out``).
 
     Four array calls instead of five, for small ``head_dim`` where numpy's per-call overhead is
     the cost (the toy layer, swept ~1000 times by the continuous view); the gather it uses is
     slower than :func:`apply_rope`'s half slices for a large ``head_dim``.
     """
-    out = np.take(x, _half_swap(x.shape[-1]), axis=-1)  # rotate_half(x) up to signs, C-ordered
+    out = np.take(x, _half_swap(x.shape[-1]), axis=-1, out=out)  # rotate_half(x) up to signs
     out *= sin_signed
     out += x * cos  # b + a is a + b exactly
     return out

@@ -122,6 +122,12 @@ def single_threaded_blas() -> Any:
 _inside = threading.local()
 
 
+def in_share() -> bool:
+    """Whether the calling thread is running one of :func:`run`'s tasks, where BLAS runs on
+    one thread."""
+    return getattr(_inside, "active", False)
+
+
 def _as_share(task: Callable[[], object]) -> None:
     _inside.active = True
     try:
@@ -143,7 +149,7 @@ def run(tasks: Sequence[Callable[[], object]]) -> None:
     a task's result never depends on which thread runs it).
     """
     global _pool
-    if len(tasks) == 1 or getattr(_inside, "active", False):
+    if len(tasks) == 1 or in_share():
         for task in tasks:
             task()
         return

@@ -316,6 +316,21 @@ def test_overflow_is_an_error_not_a_silent_nan(toy):
         run_layer(np.ones((3, 16)), LayerWeights(huge, config), config)
 
 
+@pytest.mark.parametrize("name, step", [("input_layernorm.weight", "step 1 "),
+                                        ("self_attn.q_norm.weight", "step 5 "),
+                                        ("self_attn.k_norm.weight", "step 6 "),
+                                        ("post_attention_layernorm.weight", "step 16 ")])
+def test_an_rmsnorm_whose_weight_overflows_is_named(toy, name, step):
+    # at ε > 0 an RMSNorm's output is bounded by max|w|·√width without reading it; a weight
+    # that makes that bound too large must still be read and reported at its own step
+    config, weights = toy
+    assert config.rms_norm_eps > 0
+    huge = {k: np.asarray(v) * (1e160 if k == name else 1.0) for k, v in weights.items()}
+    with pytest.raises(EngineError, match="overflowed") as info:
+        run_layer(embed(tokenize("a b c"), 16), LayerWeights(huge, config), config)
+    assert step in str(info.value)
+
+
 def test_eps_zero_and_a_zero_vector_names_the_real_cause():
     # RMSNorm at ε = 0 of a zero (or underflowing) vector is 0/0, not an overflow: the message
     # must not say "use smaller inputs"

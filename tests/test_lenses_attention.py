@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from engine import EngineError, LayerWeights, Qwen3Config, embed, run_layer, tokenize
+from engine import EngineError, LayerWeights, Qwen3Config, embed, ops, parallel, run_layer, tokenize
+from engine.layer import kv_groups
 from engine.lenses import (
     attention_facts,
     head_contributions,
@@ -36,6 +37,30 @@ def test_lens_attention_reproduces_run_layer_bitwise(name, causal):
     assert np.array_equal(ours.probs, trace["attn_probs"])
     assert np.array_equal(ours.output, trace["o_proj"])
     assert np.array_equal(ours.positions, np.arange(x.shape[0]))
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_lens_attention_reproduces_a_shared_out_layer_bitwise(causal):
+    """Big enough that run_layer shares attention out over threads by kv-head group (where its
+    products are blocked differently): the lens computes each group the same way."""
+    config = Qwen3Config(hidden_size=512, intermediate_size=1024, num_attention_heads=8,
+                         num_key_value_heads=4, head_dim=64)
+    weights = LayerWeights.random(config, seed=5)
+    x = np.random.default_rng(5).standard_normal((130, config.hidden_size))
+    saved = parallel.workers()
+    parallel.set_workers(2)
+    try:
+        assert parallel.workers() == 2, "no BLAS whose threads can be set: nothing is shared"
+        normed = ops.rms_norm(x, weights["input_layernorm.weight"], config.rms_norm_eps)
+        assert len(kv_groups(normed, config)) == 2
+        trace = run_layer(x, weights, config, causal=causal)
+        ours = qwen3_attention(x, weights, config, causal=causal)
+    finally:
+        parallel.set_workers(saved)
+    assert np.array_equal(ours.scores, trace["attn_scores"])
+    assert np.array_equal(ours.probs, trace["attn_probs"])
+    assert np.array_equal(ours.context, trace["attn_context"])
+    assert np.array_equal(ours.output, trace["o_proj"])
 
 
 @pytest.mark.parametrize("causal", [True, False])

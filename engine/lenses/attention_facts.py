@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import ops
+from engine import ops, parallel
 from engine.config import Qwen3Config
 from engine.errors import EngineError
 from engine.layer import (
@@ -114,8 +114,8 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
         query_states = ops.apply_rope(query_states, cos, sin)
         key_states = ops.apply_rope(key_states, cos, sin)
     value_states = value_proj.reshape(t, n_kv, d).transpose(1, 0, 2)  # [Hkv, T, d]
-    scores, _, probs, context = attend(query_states, key_states, value_states, config,
-                                       causal)  # run_layer's own attention: [H, T, T], [T, H*d]
+    scores, probs, context = _attend_by_group(query_states, key_states, value_states,
+                                              kv_groups(normed, config), config, causal)
     key_rep = np.repeat(key_states, config.group_size, axis=0)  # [H, T, d], for display
     value_rep = np.repeat(value_states, config.group_size, axis=0)  # [H, T, d]
     output = project_heads_out(context, w["self_attn.o_proj.weight"], kv_groups(normed, config),
@@ -125,6 +125,28 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
         query_states=frozen(query_states), key_states=frozen(key_rep),
         value_states=frozen(value_rep), scores=frozen(scores), probs=frozen(probs),
         context=frozen(context), output=frozen(output))
+
+
+def _attend_by_group(query_states: np.ndarray, key_states: np.ndarray,
+                     value_states: np.ndarray, groups: list[slice], config: Qwen3Config,
+                     causal: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``scores, probs [H, T, T]`` and ``context [T, H*d]`` computed as ``run_layer`` computes
+    them: ``attend`` on each kv-head group (``kv_groups``), in threads when there are several,
+    so each group's products are blocked the same way and give the same bits."""
+    parts: list[tuple[np.ndarray, ...]] = [()] * len(groups)
+    group = config.group_size
+
+    def share(i: int) -> None:
+        kv = groups[i]
+        heads = slice(kv.start * group, kv.stop * group)
+        parts[i] = attend(query_states[heads], key_states[kv], value_states[kv], config, causal)
+
+    parallel.run([lambda i=i: share(i) for i in range(len(groups))])
+    if len(parts) == 1:
+        scores, _, probs, context = parts[0]
+        return scores, probs, context
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[2] for p in parts]),
+            np.concatenate([p[3] for p in parts], axis=1))
 
 
 def head_contributions(context: object, o_proj_weight: object, n_heads: int) -> np.ndarray:
