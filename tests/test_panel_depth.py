@@ -560,3 +560,39 @@ def test_the_convergence_plot_labels_stand_apart_and_inside(make_window, qtbot, 
         assert len(ticks) == 7 and panel.layer_text.textItem.toPlainText().startswith("the")
     label = panel.layer_text.mapRectToScene(panel.layer_text.boundingRect())
     assert box.sceneBoundingRect().contains(label.topRight()), (label, box.sceneBoundingRect())
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_convergence_axis_titles_fit_their_axes(make_window, qtbot, language, restore_view):
+    """pyqtgraph cuts a title longer than its axis ("sub-steps n (Δt = 1/r" at 1366 x 768, the
+    lens's "‖uₙ − u(1)‖ (log)" at 1280 x 720): each axis shows the longest title that fits,
+    and the full one again when there is room."""
+    from PySide6.QtGui import QFontMetrics
+
+    window = make_window(sync=True, text="我爱北京天安门", language=language)
+    panel = _depth(window)
+    lens = window.panels["lensConvergenceDock"]
+    window.docks["lensConvergenceDock"].show()
+
+    def title(plot, side):
+        return plot.getAxis(side).labelText
+
+    def fits(plot, side):
+        axis = plot.getAxis(side)
+        rect = axis.sceneBoundingRect()
+        room = rect.width() if side == "bottom" else rect.height()
+        return QFontMetrics(axis.label.font()).horizontalAdvance(axis.labelText) < room
+
+    full_depth, full_lens = panel._conv_titles[0], lens._left_titles[0]
+    for dock_name in ("depthDock", "lensConvergenceDock"):
+        window.docks[dock_name].setFloating(True)
+    window.docks["depthDock"].resize(1500, 900)
+    window.docks["lensConvergenceDock"].resize(900, 900)
+    qtbot.waitUntil(lambda: title(panel.conv_plot, "bottom") == full_depth
+                    and title(lens.plot, "left") == full_lens)
+    window.docks["depthDock"].resize(560, 380)
+    window.docks["lensConvergenceDock"].resize(530, 330)
+    qtbot.waitUntil(lambda: title(panel.conv_plot, "bottom") != full_depth
+                    and title(lens.plot, "left") != full_lens)
+    qtbot.waitUntil(lambda: fits(panel.conv_plot, "bottom") and fits(lens.plot, "left")
+                    and fits(lens.plot, "bottom"))

@@ -51,6 +51,7 @@ from app.widgets.plotting import (
     QuietTextItem,
     RasterCachedCurve,
     fast_axes,
+    fit_axis_title,
     left_bottom_only,
     log_points,
     shows_points,
@@ -508,6 +509,8 @@ class DepthTimePanel(Panel):
 
     def _setup_conv_plot(self) -> None:
         plot = self.conv_plot
+        #: the x-axis title, longest first: the longest that fits is shown (retranslate)
+        self._conv_titles: tuple[str, ...] = ("n",)
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
         plot.setLogMode(x=True, y=True)
@@ -554,6 +557,7 @@ class DepthTimePanel(Panel):
         text = full if fits else "n = 1"
         if self.layer_text.textItem.toPlainText() != text:
             self.layer_text.setText(text)
+        fit_axis_title(self.conv_plot, "bottom", self._conv_titles)
 
     # ----- strings -----
     def retranslate(self) -> None:
@@ -594,7 +598,7 @@ class DepthTimePanel(Panel):
         self.show_conv_button.setText(self.tr("convergence"))
         self.show_conv_button.setToolTip(self.tr("Show the layer sub-stepped n times "
                                                  "converging to its flow"))
-        self.conv_plot.setLabel("bottom", self.tr("sub-steps n (Δt = 1/n)"))
+        self._conv_titles = (self.tr("sub-steps n (Δt = 1/n)"), self.tr("sub-steps n"), "n")
         self.conv_plot.setLabel("left", self.tr("distance to flow"))
         self._fit_conv_ticks()  # the label beside n = 1, in this language
         self._update_play_text()

@@ -28,7 +28,7 @@ from app.engine_text import exception_text
 from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
-from app.widgets.plotting import fast_axes, left_bottom_only, log_points
+from app.widgets.plotting import fast_axes, fit_axis_title, left_bottom_only, log_points
 from engine.continuous import Convergence
 
 EULER_COLOUR = (40, 90, 200)
@@ -79,6 +79,9 @@ class ConvergencePanel(LensPanel):
         self.key_line.setTextFormat(Qt.TextFormat.RichText)
         self.key_line.setWordWrap(True)
         self.key_line.hide()
+        #: the x-axis title, longest first: the longest that fits is shown (_retranslate)
+        self._bottom_titles: tuple[str, ...] = ("n",)
+        self._left_titles: tuple[str, ...] = ("‖uₙ − u(1)‖",)
         self.plot.getViewBox().sigTransformChanged.connect(lambda *_args: self._place_key())
         self.euler_curve = pg.PlotDataItem(pen=pg.mkPen(EULER_COLOUR, width=2), symbol="o",
                                            symbolSize=7, symbolBrush=EULER_COLOUR,
@@ -158,6 +161,12 @@ class ConvergencePanel(LensPanel):
         in_plot = self.legend.boundingRect().height() <= KEY_IN_PLOT_UP_TO * height
         self.legend.setVisible(in_plot)  # (no-ops when unchanged)
         self.key_line.setVisible(not in_plot)
+        self._fit_titles()
+
+    def _fit_titles(self) -> None:
+        """Each axis's longest title that fits (a short plot cut "‖uₙ − u(1)‖ (log)")."""
+        fit_axis_title(self.plot, "bottom", self._bottom_titles)
+        fit_axis_title(self.plot, "left", self._left_titles)
 
     def _retranslate(self) -> None:
         st = self.state
@@ -173,8 +182,9 @@ class ConvergencePanel(LensPanel):
         self.fit_label.setText(self.tr("fit slopes over n ≥"))
         self.show_layer.setText(self.tr("distance to the real layer (n = 1)"))
         self.caveat_badge.setToolTip(badge_tip(self, "ANALOGY"))
-        self.plot.setLabel("bottom", self.tr("sub-steps n (log)"))
-        self.plot.setLabel("left", self.tr("‖uₙ − u(1)‖ (log)"))
+        self._bottom_titles = (self.tr("sub-steps n (log)"), self.tr("sub-steps n"), "n")
+        self._left_titles = (self.tr("‖uₙ − u(1)‖ (log)"), "‖uₙ − u(1)‖", self.tr("error"))
+        self._fit_titles()
         self.plot.setTitle(self.tr("error at t = 1 against the number of sub-steps"), size="9pt")
         self.legend.clear()
         self.legend.addItem(self.euler_curve, self.tr("Euler (the layer, sub-stepped)"))

@@ -44,6 +44,7 @@ from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QFontMetrics,
     QPaintEngine,
     QPainter,
     QPen,
@@ -213,6 +214,20 @@ def set_points(curve: pg.PlotCurveItem, xs: object, ys: object) -> None:
     (arcs whose weight bucket did not change, the causality outlines, the depth curves)."""
     if not shows_points(curve, xs, ys):
         curve.setData(x=xs, y=ys)
+
+
+def fit_axis_title(plot: pg.PlotItem, side: str, titles: Sequence[str]) -> None:
+    """Title the ``side`` axis with the first of ``titles`` (longest first) that fits along
+    it, else the last: pyqtgraph centres a title and cuts off whatever is longer than the
+    axis ("sub-steps n (Δt = 1/r" at 1366 x 768)."""
+    axis = plot.getAxis(side)
+    rect = axis.sceneBoundingRect()
+    room = rect.width() if side in ("bottom", "top") else rect.height()
+    metrics = QFontMetrics(axis.label.font())
+    # a little margin: the title's text item has a document margin on each side
+    title = next((t for t in titles if metrics.horizontalAdvance(t) + 12 <= room), titles[-1])
+    if axis.labelText != title:
+        plot.setLabel(side, title)
 
 
 def log_points(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

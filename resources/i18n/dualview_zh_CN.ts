@@ -359,8 +359,16 @@
         <translation>子步数 n（对数）</translation>
     </message>
     <message>
+        <source>sub-steps n</source>
+        <translation>子步数 n</translation>
+    </message>
+    <message>
         <source>‖uₙ − u(1)‖ (log)</source>
         <translation>‖uₙ − u(1)‖（对数）</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>误差</translation>
     </message>
     <message>
         <source>error at t = 1 against the number of sub-steps</source>
@@ -528,6 +536,10 @@ after attn.</source>
     <message>
         <source>sub-steps n (Δt = 1/n)</source>
         <translation>子步数 n（Δt = 1/n）</translation>
+    </message>
+    <message>
+        <source>sub-steps n</source>
+        <translation>子步数 n</translation>
     </message>
     <message>
         <source>distance to flow</source>
