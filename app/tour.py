@@ -39,7 +39,8 @@ BADGE_NAMES_ZH = {"EXACT": "精确", "ANALOGY": "类比", "INTERPOLATION": "插�
 #: The texts the causality stops type (the last word changes, then a word is appended).
 CAUSAL_TEXT = "Attention never reads the future tokens"
 CAUSAL_EDITED = "Attention never reads the future words"
-CAUSAL_APPENDED = "Attention never reads the future words again"
+#: the stop before it leaves CAUSAL_TEXT in the field (mask off), so only a word is appended
+CAUSAL_APPENDED = CAUSAL_TEXT + " again"
 
 
 @dataclass(frozen=True)

@@ -124,6 +124,11 @@ def test_the_causality_stops_compare_like_with_like_on_the_worker(make_window, q
     qtbot.waitUntil(lambda: window.state.causal and window.state.result.trace.causal
                     and window.state.result.text == STOPS[window.tour.index].text)
     np.testing.assert_allclose(window.state.result.trace["resid_mlp"][:5], base, atol=1e-12)
+    # the stop says a word is appended: the comparison shows only that (it also changed the
+    # last word, so the class saw row 5 move under a stop about appending)
+    report = window.state.result.causality
+    assert report is not None and report.num_tokens_before == 6
+    assert report.first_changed == 6 and report.max_earlier_diff <= 1e-12
 
 
 
