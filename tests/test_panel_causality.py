@@ -202,6 +202,11 @@ def test_pinned_baseline_is_compared_until_released(make_window, qtbot):
     window.causal_action.setChecked(False)  # a pinned masked baseline cannot serve
     assert "No comparison yet" in panel.verdict_plain
     assert "release the pin" in panel.detail.text()
+    window.editor.set_text(DEMO)  # an edit under the other mask is not compared either:
+    assert "No comparison yet" in panel.verdict_plain  # the big page says why, not "edit"
+    assert panel.pages.currentWidget() is panel.nothing
+    assert "release the pin" in panel.nothing.text()
+    assert "edit the last word" not in panel.nothing.text()
     panel.pin_button.click()
     assert window.state.pinned is None and not panel.pin_button.isChecked()
 

@@ -677,7 +677,9 @@ class CausalityPanel(Panel):
         if report is None:
             self._set_verdict(QUIET, self.tr("No comparison yet"))
             pinned = self.state.pinned
-            if pinned is not None and pinned is not result and pinned.trace.causal != causal:
+            pin_blocks = (pinned is not None and pinned is not result
+                          and pinned.trace.causal != causal)
+            if pin_blocks:
                 reason = self.tr("The pinned baseline was computed with the mask %1: release "
                                  "the pin to compare this layer with itself.").replace(
                     "%1", self.tr("on") if pinned.trace.causal else self.tr("off"))
@@ -695,7 +697,12 @@ class CausalityPanel(Panel):
                                  "with yet.")
             self.detail.setText(reason)
             self.hint.setText(self._suggestion(causal))
-            self.nothing.setText(self._big_hint(causal))
+            if pin_blocks:
+                # every edit stays uncompared until the pin is released: the page says so
+                # (it said "edit the last word", and the reason was folded behind Details)
+                self.nothing.setText(f"<p style='font-size:large'>{reason}</p>")
+            else:
+                self.nothing.setText(self._big_hint(causal))
             return
         tokens_after, tokens_before = result.tokens, result.baseline_tokens
         source = (self.tr("pinned baseline") if self.baseline_kind == "pinned"
