@@ -131,6 +131,23 @@ def test_too_long_text_is_refused_and_the_previous_result_stays(make_window):
     assert window.state.result.text == "recovered" and window._status_error.text() == ""
 
 
+def test_too_long_text_after_an_empty_field_says_why_in_the_panels(make_window,
+                                                                     restore_view):
+    """With no earlier result to keep, the panels said "Type a sentence above" beside a
+    field holding 2053 tokens."""
+    window = make_window(sync=True, text=None)
+    assert window.state.result is None
+    window.editor.set_text("字" * (engine.MAX_TOKENS + 5))
+    panel = window.panels["heatmapDock"]
+    assert window.state.result is None and panel._stack.currentIndex() == 0
+    assert panel._empty.text().startswith("Not computed: 2053 tokens is more than")
+    assert "Type a sentence" not in panel._empty.text()
+    window.set_language("zh")
+    assert panel._empty.text().startswith("未计算：2053 个词元超过了")
+    window.editor.set_text("")  # cleared: the friendly empty state again
+    assert "Type a sentence" in panel._empty.text()
+
+
 def test_a_paste_past_the_text_fields_limit_is_said(make_window, qtbot):
     """Qt cuts a longer text at the field's limit without a word: the window says so."""
     from PySide6.QtWidgets import QApplication

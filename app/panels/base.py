@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app import i18n
 from app.compute import Result
-from app.engine_text import exception_text
+from app.engine_text import engine_text, exception_text
 from app.state import AppState
 from app.widgets.plotting import one_clip_rect, settle
 from engine import EngineError
@@ -50,13 +50,23 @@ class Panel(QWidget):
         self._stack.addWidget(self._empty)
         state.result_changed.connect(self._on_result_changed)
         state.language_changed.connect(self._on_language_changed)
+        state.error_changed.connect(self._on_error_changed)
 
     def set_body(self, body: QWidget) -> None:
         self._stack.addWidget(body)
         self._stack.setCurrentWidget(body)
 
     def empty_text(self) -> str:
+        if self.state.error:
+            # there is text, it just cannot be computed (3000 tokens pasted after an empty
+            # field): "type a sentence" contradicted the field; say why, as the status bar does
+            return QCoreApplication.translate("Panel", "Not computed: %1").replace(
+                "%1", engine_text(self.state.error, *self.state.error_kind))
         return self.tr("Type a sentence above to compute the layer.\n在上方输入一句话开始计算。")
+
+    def _on_error_changed(self, _message: str) -> None:
+        if self.state.result is None:  # else the last result stays on screen (errors keep it)
+            self._empty.setText(self.empty_text())
 
     # ----- redraw scheduling -----
     def request_redraw(self) -> None:

@@ -1904,6 +1904,10 @@ after attn.</source>
 <context>
     <name>Panel</name>
     <message>
+        <source>Not computed: %1</source>
+        <translation>未计算：%1</translation>
+    </message>
+    <message>
         <source>Type a sentence above to compute the layer.
 在上方输入一句话开始计算。</source>
         <translation>在上方输入一句话开始计算。
