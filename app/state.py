@@ -320,6 +320,10 @@ class AppState(QObject):
         what it is as its layer ran: causal_mask without the mask is a copy of the scores)."""
         return info.meaning_zh if self._language == "zh" else info.meaning
 
+    def formula(self, info: StepInfo | Step) -> str:
+        """A step's formula in the current language (a few carry words: "per row")."""
+        return info.formula_zh if self._language == "zh" else info.formula
+
     @property
     def palette(self) -> str:
         """Colour palette key: "classic" or "colorblind" (see ``app.palettes.PALETTES``)."""

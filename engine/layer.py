@@ -36,6 +36,11 @@ class StepInfo:
     kind: Kind = "signed"
 
     @property
+    def formula_zh(self) -> str:
+        """The formula with its words in Chinese (most formulas are symbols only)."""
+        return FORMULA_ZH.get(self.name, self.formula)
+
+    @property
     def token_axis(self) -> int:
         """The axis that runs over (query) tokens: rows of the heatmap, the causal axis."""
         return self.axes.index("query token") if "query token" in self.axes else self.axes.index(_T)
@@ -118,6 +123,17 @@ STEP_INFO: tuple[StepInfo, ...] = (
              "第二次残差，即本层输出：u(1) = u(½) + M。"),
 )
 
+#: The formulas above that carry words, as the Chinese interface shows them.
+FORMULA_ZH: dict[str, str] = {
+    "input_layernorm": "X̂ = γ₁ ⊙ X / √(mean(X²) + ε)  （逐行）",
+    "q_norm": "q ← RMSNorm_d(q) · γ_q  （逐头）",
+    "k_norm": "k ← RMSNorm_d(k) · γ_k  （逐头）",
+    "kv_repeat": "K_h, V_h = 键值头 ⌊h / G⌋ 的 K, V",
+    "causal_mask": "j > i 时 S_ij = −∞",
+    "attn_context": "C = P V  （各头拼接）",
+    "post_attention_layernorm": "ĥ = γ₂ ⊙ h / √(mean(h²) + ε)  （逐行）",
+}
+
 _OVERFLOW = 1e150
 STEP_NAMES: tuple[str, ...] = tuple(info.name for info in STEP_INFO)
 _INFO_BY_NAME = {info.name: info for info in STEP_INFO}
@@ -157,6 +173,10 @@ class Step:
     @property
     def formula(self) -> str:
         return MASK_OFF_FORMULA if self._mask_off else self.info.formula
+
+    @property
+    def formula_zh(self) -> str:
+        return MASK_OFF_FORMULA if self._mask_off else self.info.formula_zh
 
     @property
     def meaning(self) -> str:

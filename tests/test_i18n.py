@@ -179,6 +179,27 @@ def test_heatmap_readout_is_chinese_for_masked_scores_and_feature_columns(make_w
     assert "特征 3" in panel.readout.text() and "feature" not in panel.readout.text()
 
 
+def test_step_formulas_carry_no_english_words_in_chinese(make_window):
+    """The step list and heatmap title read "(per row)", "(heads concatenated)", "for j > i"
+    and "of kv head" in the Chinese interface."""
+    import re
+
+    from engine import STEP_INFO
+
+    window = make_window(sync=True, text="我爱北京")
+    window.set_language("zh")
+    tree = window.panels["stepListDock"].tree
+    heatmap = window.panels["heatmapDock"]
+    words = re.compile(r"\b(per|row|head|heads|for|of|concatenated)\b")
+    for info in STEP_INFO:
+        assert not words.search(tree.topLevelItem(info.index).text(3)), info.name
+        window.state.set_step(info.name)
+        assert not words.search(heatmap.title.text()), info.name
+    assert "（逐行）" in tree.topLevelItem(1).text(3)
+    window.set_language("en")  # and back: the symbols and words as written
+    assert tree.topLevelItem(13).text(3) == STEP_INFO[13].formula == "C = P V  (heads concatenated)"
+
+
 def test_example_sentence_labels_follow_the_language(make_window):
     window = make_window(sync=True, text="a")
     presets = window.editor.presets

@@ -550,7 +550,7 @@ class CausalityPanel(Panel):
             note = " — <span style='color:%1'>%2</span>".replace(
                 "%1", theme.ink(OUTLINE_HTML)).replace(
                 "%2", self.tr("rows before k changed only in the masked future (outlined)"))
-        formula = result.trace.step(name).formula  # "S" for causal_mask with the mask off
+        formula = self.state.formula(result.trace.step(name))  # "S": causal_mask, mask off
         self.step_title.setText(
             f"<b>{info.index}. {name}</b> &nbsp;<code>{formula}</code>"
             + (f" &nbsp;({head_text})" if head_text else "")

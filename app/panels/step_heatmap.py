@@ -144,7 +144,8 @@ class StepHeatmapPanel(Panel):
         shape = " × ".join(str(n) for n in step.array.shape)
         # (as the layer ran: without the mask causal_mask says it is a copy of the scores)
         self.title.setText(
-            f"<b>{step.index}. {step.name}</b> &nbsp; <code>{step.formula}</code> &nbsp; "
+            f"<b>{step.index}. {step.name}</b> &nbsp; "
+            f"<code>{self.state.formula(step)}</code> &nbsp; "
             f"<span style='color:{theme.quiet_css()}'>[{shape}] — "
             f"{self.state.meaning(step)}</span>")
         levels = result.levels[step.name]

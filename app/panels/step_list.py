@@ -50,7 +50,7 @@ class StepListPanel(Panel):
             item = self.tree.topLevelItem(info.index)
             # as the layer ran: without the mask causal_mask is a copy of the scores
             shown = result.trace.step(info.name) if mask_off else info
-            formula, meaning = shown.formula, self.state.meaning(shown)
+            formula, meaning = self.state.formula(shown), self.state.meaning(shown)
             if info.name in DEPTH_MOVES:
                 meaning = f"[{DEPTH_MOVES[info.name]}] {meaning}"
             item.setText(3, formula)
