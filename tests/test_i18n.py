@@ -213,6 +213,22 @@ def test_example_sentence_labels_follow_the_language(make_window):
     assert [presets.itemText(i) for i in range(presets.count())] == english
 
 
+def test_the_example_box_names_the_example_in_the_field_or_none(make_window):
+    """It kept showing the first example (or the last one picked) beside any other text."""
+    window = make_window(sync=True, text="The cat sat on the mat")  # no full stop: not one
+    presets = window.editor.presets
+    assert presets.currentIndex() == -1 and presets.currentText() == ""
+    window.editor.set_text("我爱北京天安门")
+    assert presets.currentIndex() == 0
+    presets.activated.emit(3)  # picked from the box
+    assert window.editor.text() == "Attention never reads the future tokens"
+    assert presets.currentIndex() == 3
+    window.editor.set_text("Attention never reads the future words")  # the demo's edit
+    assert presets.currentIndex() == -1
+    window.set_language("zh")
+    assert presets.placeholderText() == "示例句子…"
+
+
 def test_a_language_switch_sets_each_panels_texts_and_draws_it_once(make_window, qtbot):
     """The state's language_changed and Qt's LanguageChange both came with one switch, and
     each lens panel set its texts twice (the step heatmap drew twice): ~60 ms of a switch."""

@@ -66,6 +66,7 @@ class TokenEditor(QWidget):
         self.presets.setObjectName("presetBox")
         for label, text in PRESETS:
             self.presets.addItem(label, text)
+        self.presets.setCurrentIndex(-1)  # the field starts empty: no example in it yet
         self.chips = QLabel()
         self.chips.setObjectName("tokenChips")
         self.chips.setWordWrap(True)
@@ -101,6 +102,7 @@ class TokenEditor(QWidget):
         self.prompt.setText(self.tr("Text:"))
         self.line.setPlaceholderText(self.tr("Type a sentence in Chinese or English…"))
         self.presets.setToolTip(self.tr("Example sentences"))
+        self.presets.setPlaceholderText(self.tr("Example sentences…"))
         for index, (label, _text) in enumerate(PRESETS):
             self.presets.setItemText(index, self.tr(label))
         self._on_tokens(engine.tokenize(self.line.text()))
@@ -121,6 +123,9 @@ class TokenEditor(QWidget):
         # (~5 ms at 512 tokens) and lays them out
         self.text_edited.emit(text)
         self._on_tokens(engine.tokenize(text))
+        # the box names the example in the field, or none: it kept showing the last one picked
+        # (or the first) beside any other text
+        self.presets.setCurrentIndex(self.presets.findData(text))
         if 2 * len(text) >= MAX_TEXT_CHARS and text_length(text) >= MAX_TEXT_CHARS:
             self.text_full.emit()  # Qt cuts a longer paste here without a word: say so
 

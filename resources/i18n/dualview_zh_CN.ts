@@ -2362,6 +2362,10 @@ Type a sentence above to compute the layer.</translation>
         <translation>示例句子</translation>
     </message>
     <message>
+        <source>Example sentences…</source>
+        <translation>示例句子…</translation>
+    </message>
+    <message>
         <source>No tokens yet</source>
         <translation>还没有词元</translation>
     </message>
