@@ -229,6 +229,24 @@ def test_every_number_of_the_table_is_shown_whole_at_1366_by_768(make_window, qt
     assert t.horizontalScrollBar().maximum() == 0
 
 
+@pytest.mark.parametrize(("size", "language"), [((1366, 768), "zh"), ((1280, 720), "en")])
+def test_the_colour_key_reads_on_one_line_in_a_classroom_window(make_window, qtbot, size,
+                                                                language, restore_view):
+    """The key wrapped beside the layer's box, leaving the blue swatch at the end of one line
+    and 'RMSNorm(v)' at the start of the next: the box now goes under a key that would wrap,
+    and a swatch is tied to its name."""
+    window = make_window(sync=True, text=TEXT, language=language)
+    window.resize(*size)
+    window.apply_default_layout()
+    panel = window.panels["normDock"]
+    qtbot.waitUntil(lambda: abs(window.docks["normDock"].width() - 0.26 * size[0]) < 20)
+    qtbot.wait(50)
+    line = panel.legend.fontMetrics().lineSpacing()
+    assert panel.legend.height() < 2 * line
+    assert panel.show_layer.geometry().top() >= panel.legend.geometry().bottom()
+    assert panel.legend.text().count("■</span>&nbsp;") == 3
+
+
 def test_a_narrow_dock_scrolls_instead_of_cutting_a_number(make_window, qtbot):
     """Narrower than the table (the tour open at 1366 x 768): the columns stay whole and what
     does not fit is a visible scroll bar away (the panel cut its right-hand side unseen)."""

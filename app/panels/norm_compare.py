@@ -8,11 +8,21 @@ them. The layer's own RMSNorm·γ is checked against the trace row it must equal
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import debug
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPicture, QTransform
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPicture,
+    QTextDocument,
+    QTransform,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -393,7 +403,14 @@ class NormComparePanel(Panel):
 
         stacked = room < row_width((self.token_label, self.token_box, self.point_label,
                                     self.point_box), self._controls)
-        legend = room < row_width((self.legend, self.show_layer), self._legend_row)
+        # the key's one-line width: a word-wrapped label's size hint is narrower than its text,
+        # so the key wrapped beside the box instead of the box moving under it
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self.legend.font())
+        doc.setHtml(self.legend.text())
+        legend = room < (math.ceil(doc.idealWidth()) + self._legend_row.horizontalSpacing()
+                         + self.show_layer.sizeHint().width())
         if (stacked, legend) != (self.controls_stacked, self.legend_stacked):
             self.controls_stacked, self.legend_stacked = stacked, legend
             self._place_controls()
@@ -521,7 +538,8 @@ class NormComparePanel(Panel):
         if self.show_layer.isChecked():
             entries.append(("layer", "RMSNorm(v)·γ"))
         self.legend.setText(" &nbsp; ".join(
-            f"<span style='color:rgb{COLOURS[key]}'>■</span> {name}" for key, name in entries))
+            # (a no-break space: a wrapped key never leaves a swatch at a line's end)
+            f"<span style='color:rgb{COLOURS[key]}'>■</span>&nbsp;{name}" for key, name in entries))
 
     def _set_identity(self) -> None:
         self.identity.setText(IDENTITY_TEXT.get(self.state.language, IDENTITY_TEXT["en"]))
