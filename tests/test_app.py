@@ -355,6 +355,22 @@ def test_key_value_heads_of_the_result_on_screen_while_a_new_layer_computes(make
     assert window.state.result.trace.config.num_key_value_heads == 2
 
 
+def test_the_head_picker_rests_while_every_head_is_side_by_side(make_window):
+    """It stayed live beside all heads and changing it changed nothing in the panel."""
+    window = make_window(sync=True, text="a b c")
+    panel = window.panels["heatmapDock"]
+    window.state.set_step("attn_probs")
+    assert panel.head_box.isEnabled()
+    panel.all_heads.setChecked(True)
+    assert not panel.head_box.isEnabled() and panel.all_heads.isEnabled()
+    window.state.set_step("q_proj")  # no heads: nothing to pick, nothing to put side by side
+    assert not panel.head_box.isEnabled() and not panel.all_heads.isEnabled()
+    window.state.set_step("k_norm")
+    assert not panel.head_box.isEnabled()
+    panel.all_heads.setChecked(False)
+    assert panel.head_box.isEnabled() and panel.kv_note.text().startswith("GQA")
+
+
 def test_all_heads_side_by_side_label_each_block_by_head(make_window):
     """Heads side by side were numbered as one matrix (0 … 18 under four heads of 4
     features, the gap columns counted) and a gap between key-token blocks read 'h1:'."""

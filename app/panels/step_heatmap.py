@@ -120,8 +120,11 @@ class StepHeatmapPanel(Panel):
         config = result.trace.config
         has_heads = "head" in step.axes
         sync_spin(self.head_box, config.num_attention_heads - 1, self.state.head)
-        for w in (self.head_label, self.head_box, self.all_heads):
-            w.setEnabled(has_heads)
+        self.all_heads.setEnabled(has_heads)
+        # with every head shown the picker changed nothing in this panel (the attention and
+        # causality panels have pickers of their own)
+        for w in (self.head_label, self.head_box):
+            w.setEnabled(has_heads and not self.all_heads.isChecked())
         kv_step = has_heads and step.array.shape[step.axes.index("head")] != \
             config.num_attention_heads
         if kv_step and not self.all_heads.isChecked():
