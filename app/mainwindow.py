@@ -748,6 +748,10 @@ class MainWindow(QMainWindow):
     def _on_error_changed(self, message: str) -> None:
         self._status_error.setText(message and self.tr("Not computed: %1").replace(
             "%1", self.engine_message(message, *self.state.error_kind)))
+        if self.state.result is None:
+            # nothing on screen: "no tokens" beside a refused text of 3000 (the red message
+            # says how many) was wrong
+            self._status_tokens.setText("" if message else self.tr("no tokens"))
         if message:  # no result is coming for this text: a tour sentence goes in now
             self._apply_tour_pending_text(now=True)
 

@@ -142,10 +142,12 @@ def test_too_long_text_after_an_empty_field_says_why_in_the_panels(make_window,
     assert window.state.result is None and panel._stack.currentIndex() == 0
     assert panel._empty.text().startswith("Not computed: 2053 tokens is more than")
     assert "Type a sentence" not in panel._empty.text()
+    assert window._status_tokens.text() == ""  # (it said "no tokens" beside them)
     window.set_language("zh")
     assert panel._empty.text().startswith("未计算：2053 个词元超过了")
     window.editor.set_text("")  # cleared: the friendly empty state again
     assert "Type a sentence" in panel._empty.text()
+    assert window._status_tokens.text() == "没有词元"
 
 
 def test_a_paste_past_the_text_fields_limit_is_said(make_window, qtbot):
