@@ -190,8 +190,10 @@ def test_a_changed_first_token_makes_no_claim_about_earlier_rows(make_window, af
 def test_pinned_baseline_is_compared_until_released(make_window, qtbot):
     window = make_window(sync=True, text=DEMO)
     panel = _panel(window)
+    assert panel.pin_button.text() == "Pin baseline"
     qtbot.mouseClick(panel.pin_button, Qt.MouseButton.LeftButton)
     assert window.state.pinned is not None and panel.pin_button.isChecked()
+    assert panel.pin_button.text() == "✓ Pinned"  # seen from the back of the room
     window.editor.set_text(EDITED)
     window.editor.set_text("Attention never reads the future rows")
     report = window.state.result.causality
@@ -209,6 +211,7 @@ def test_pinned_baseline_is_compared_until_released(make_window, qtbot):
     assert "edit the last word" not in panel.nothing.text()
     panel.pin_button.click()
     assert window.state.pinned is None and not panel.pin_button.isChecked()
+    assert panel.pin_button.text() == "Pin baseline"
 
 
 def test_clicking_the_overview_selects_the_step_everywhere(make_window):

@@ -403,7 +403,7 @@ class CausalityPanel(Panel):
 
     # ----- strings -----
     def retranslate(self) -> None:
-        self.pin_button.setText(self.tr("Pin baseline"))
+        self._set_pin_text()
         self.details_button.setText(self.tr("Details"))
         self.details_button.setToolTip(self.tr(
             "Show what was compared, the next thing to try and the colour key (folded away "
@@ -832,6 +832,13 @@ class CausalityPanel(Panel):
         self.pin_button.blockSignals(True)
         self.pin_button.setChecked(self.state.pinned is not None)
         self.pin_button.blockSignals(False)
+        self._set_pin_text()
+
+    def _set_pin_text(self) -> None:
+        # a checked tool button looks nearly the same on a projector: a click seemed to do
+        # nothing (the page does not change until the next edit), and a second click released
+        self.pin_button.setText(self.tr("✓ Pinned") if self.pin_button.isChecked()
+                                else self.tr("Pin baseline"))
 
     def _on_pin_toggled(self, on: bool) -> None:
         self.state.pin_baseline(on)

@@ -316,6 +316,10 @@
         <translation>“固定基准”会一直与当前屏幕上的输入比较，这样可以连续做几次修改。</translation>
     </message>
     <message>
+        <source>✓ Pinned</source>
+        <translation>✓ 已固定</translation>
+    </message>
+    <message>
         <source>%1 · step %2 %3 · max |Δ| of the row = %4</source>
         <translation>%1 · 第 %2 步 %3 · 该行最大 |Δ| = %4</translation>
     </message>
