@@ -10,6 +10,8 @@ from PySide6.QtGui import QColor
 
 from app import theme
 from app.panels.attention_graph import (
+    GRAPH_FLOOR_HEIGHT,
+    GRAPH_MIN_HEIGHT,
     LOOP_PX,
     MASKED_RGB,
     MAX_ARCS,
@@ -415,3 +417,41 @@ def test_the_caption_stays_clear_of_the_graph_at_1366_by_768(make_window, qtbot,
     dock.resize(500, 700)  # room: the key stands under the numbers again
     qtbot.waitUntil(lambda: panel.caption_key_shown and "√" in panel.caption.text())
     assert panel.caption.toolTip() == ""
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_nothing_is_laid_over_the_graph_at_1280_by_720_with_the_tour_and_the_mask_off(
+        make_window, qtbot, language, restore_view):
+    """At 1280 x 720 with the tour open, the mask-off stop's red line made the caption five
+    lines: even without the colour key the texts and the graph's least height did not fit,
+    and the entropy caption was laid over the rotated token labels. The GQA note then goes
+    to the head box's tooltip and the graph takes the height that is left."""
+    from app.tour import STOPS
+
+    window = make_window(sync=True, text="Attention never reads the future words",
+                         language=language)
+    window.resize(1280, 720)
+    window.apply_default_layout()
+    window.start_tour([s.key for s in STOPS].index("causal-off"))
+    panel = window.panels["attentionDock"]
+    qtbot.waitUntil(lambda: not window.state.causal and panel.isVisible() and panel.is_current
+                    and not window.state.result.trace.causal)
+    qtbot.wait(100)
+
+    def rect(widget):
+        return widget.geometry().translated(widget.parentWidget().mapTo(panel, QPoint(0, 0)))
+
+    graph, caption, readout = rect(panel.graph), rect(panel.caption), rect(panel.readout)
+    assert not graph.intersects(caption) and not caption.intersects(readout)
+    assert caption.height() >= panel.caption.heightForWidth(caption.width())  # all of it
+    assert graph.height() >= panel.graph.minimumHeight() >= GRAPH_FLOOR_HEIGHT
+    if panel.gqa_note.isHidden():  # folded: a hover away on the head box
+        assert panel.gqa_note.text() in panel.head_box.toolTip()
+    else:
+        assert not rect(panel.gqa_note).intersects(graph)
+    dock = window.docks["attentionDock"]
+    dock.setFloating(True)
+    dock.resize(500, 700)  # room: the note and the graph's least height return
+    qtbot.waitUntil(lambda: panel.gqa_note.isVisible())
+    assert panel.graph.minimumHeight() == GRAPH_MIN_HEIGHT
+    assert "GQA" not in panel.head_box.toolTip()

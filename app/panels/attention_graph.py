@@ -50,6 +50,8 @@ MAX_ARCS = 512
 MAX_MASKED_ARCS = 32
 #: The graph's least height: its node labels (up to three lines) and arcs above them.
 GRAPH_MIN_HEIGHT = 160
+#: the least the graph shrinks to when even the folded texts leave it less than the above
+GRAPH_FLOOR_HEIGHT = 100
 #: Tokens with a text label under their node; more tokens get a stride (the query always has one).
 MAX_LABELS = 64
 #: Pixels a rotated label needs beside its neighbour.
@@ -311,7 +313,10 @@ class AttentionGraphPanel(Panel):
         """The caption's colour key ("orange = the query; line width …") under its numbers
         while the graph keeps GRAPH_MIN_HEIGHT beside them; in a shorter panel (1366 x 768,
         more so with the tour open) the key goes to the caption's tooltip: with it the texts
-        left the graph less than its minimum and the caption was laid over its node labels."""
+        left the graph less than its minimum and the caption was laid over its node labels.
+        Shorter still (1280 x 720 with the tour open and the mask off, whose red line adds two
+        more) the GQA note goes to the head box's tooltip, and the graph takes the height that
+        is left rather than keep a minimum the layout could only meet by overlapping."""
         numbers, key = self._caption_parts
         if not numbers:
             return
@@ -322,22 +327,32 @@ class AttentionGraphPanel(Panel):
         # the caption measures its text as it is set (StableLabel) and remembers the height:
         # a second label laying the same rich text out again cost ~1 ms per edit
         self.caption.setText(full)
-        others = (self.query_box.sizeHint().height() + self.gqa_note.heightForWidth(width)
-                  + self.readout.sizeHint().height() + 4 * layout.spacing()
-                  + margins.top() + margins.bottom())
-        shown = (self._body.height() - others - self.caption.heightForWidth(width)
-                 >= GRAPH_MIN_HEIGHT)
+        fixed = (self.query_box.sizeHint().height() + self.readout.sizeHint().height()
+                 + 3 * layout.spacing() + margins.top() + margins.bottom())
+        note = self.gqa_note.heightForWidth(width) + layout.spacing()
+        room = self._body.height() - fixed - note  # for the graph and the caption
+        shown = room - self.caption.heightForWidth(width) >= GRAPH_MIN_HEIGHT
         self.caption_key_shown = shown
         if not shown:
             self.caption.setText(numbers)
         self.caption.setToolTip("" if shown else full)
+        note_shown = room - self.caption.heightForWidth(width) >= GRAPH_MIN_HEIGHT
+        if not note_shown:
+            room += note
+        self.gqa_note.setVisible(note_shown)
+        self.head_box.setToolTip(self._head_tip + ("" if note_shown
+                                                   else "\n" + self.gqa_note.text()))
+        self.graph.setMinimumHeight(max(min(GRAPH_MIN_HEIGHT,
+                                            room - self.caption.heightForWidth(width)),
+                                        GRAPH_FLOOR_HEIGHT))
 
     # ----- strings -----
     def retranslate(self) -> None:
         self.query_label.setText(self.tr("Query token:"))
         self.head_label.setText(self.tr("Head:"))
         self.query_box.setToolTip(self.tr("The token that reads (click a node to choose it)"))
-        self.head_box.setToolTip(self.tr("Query head; shared with the step heatmap"))
+        self._head_tip = self.tr("Query head; shared with the step heatmap")
+        self.head_box.setToolTip(self._head_tip)
         self.masked_text.setText(self.tr("masked (future)"))
         self.graph.setToolTip("")
 
