@@ -369,6 +369,43 @@ def test_the_verdict_is_never_cut_at_classroom_sizes(make_window, qtbot, size, l
     assert "= 0" in panel.verdict_plain
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_narrow_panel_puts_the_verdict_under_the_badge_and_buttons(make_window, qtbot,
+                                                                     language, restore_view):
+    """At 1280 x 720 with the tour open (its mask-off stop) the verdict kept ~90 px between
+    the badge and the buttons: seven lines of a word or two, and the three pictures under it
+    squeezed to a strip. It now takes the panel's width under them; a wide panel keeps it
+    beside them."""
+    from app.tour import STOPS
+
+    window = make_window(sync=True, text="Attention never reads the future words",
+                         language=language)
+    window.resize(1280, 720)
+    window.apply_default_layout()
+    window.start_tour([s.key for s in STOPS].index("causal-off"))
+    panel = _panel(window)
+    qtbot.waitUntil(lambda: not window.state.result.trace.causal
+                    and window.state.result.causality is not None and panel.is_current)
+    qtbot.wait(100)
+    verdict, pin = panel.verdict, panel.pin_button
+    line = verdict.fontMetrics().height()
+    assert verdict.width() >= panel.split.width() - 8  # the panel's width
+    assert panel.verdict_below
+    assert verdict.mapTo(panel, verdict.rect().topLeft()).y() >= \
+        pin.mapTo(panel, pin.rect().bottomLeft()).y()
+    assert verdict.height() <= 4 * line + 8  # (it took seven lines)
+    assert verdict.height() >= verdict.heightForWidth(verdict.width())  # all of it
+    details = panel.details_button
+    assert abs(details.mapTo(panel, details.rect().topLeft()).y()
+               - pin.mapTo(panel, pin.rect().topLeft()).y()) < 4  # side by side
+    dock = window.docks["causalityDock"]
+    dock.setFloating(True)
+    dock.resize(800, 600)  # wide: beside them again
+    qtbot.waitUntil(lambda: not panel.verdict_below)
+    assert verdict.mapTo(panel, verdict.rect().topLeft()).y() < \
+        pin.mapTo(panel, pin.rect().bottomLeft()).y()
+
+
 def test_an_edit_that_leaves_the_step_box_and_outlines_in_place_keeps_their_paths(
         make_window, monkeypatch):
     window = make_window(sync=True, text="x")

@@ -20,6 +20,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QTextDocumentFragment
 from PySide6.QtWidgets import (
+    QBoxLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QSpinBox,
@@ -61,6 +63,9 @@ OUTLINE_PEN = pg.mkPen(QColor(OUTLINE_HTML), width=2.5)
 #: stays), so the views get their height; they unfold once the views would keep this many.
 COMPACT_BELOW_LINES = 10
 COMPACT_LEAVE_LINES = 12
+#: Beside the badge and buttons the verdict needs this many line heights of width, else it
+#: goes under them (about ten characters of its bold text)
+VERDICT_MIN_LINES_PX = 10
 FOLD_SPACING = 3  # px between the folded labels (the layouts' spacing)
 #: Veil over the masked (future) triangle j > i of attention maps: translucent white, as it has
 #: always looked (pyqtgraph auto-levelled the uint8 array (70, 70, 70, 60) it was given to this)
@@ -234,15 +239,18 @@ class CausalityPanel(Panel):
         self.pages.addWidget(self.nothing)
         self.pages.addWidget(views)
 
-        top = QHBoxLayout()
-        top.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
-        top.addWidget(ReflowGuard(self.verdict), 1)
-        buttons = QVBoxLayout()
-        buttons.setSpacing(2)
-        buttons.addWidget(self.pin_button)
-        buttons.addWidget(self.details_button)
-        buttons.addStretch(1)
-        top.addLayout(buttons)
+        top = QGridLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        self._top = top
+        self._verdict_guard = ReflowGuard(self.verdict)
+        self._buttons = QBoxLayout(QBoxLayout.Direction.TopToBottom)
+        self._buttons.setSpacing(2)
+        self._buttons.addWidget(self.pin_button)
+        self._buttons.addWidget(self.details_button)
+        self._buttons.addStretch(1)
+        #: True while the verdict stands under the badge and buttons (a narrow panel)
+        self.verdict_below = False
+        self._place_header()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(3)
@@ -359,8 +367,40 @@ class CausalityPanel(Panel):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.split and event.type() == QEvent.Type.Resize:
+            self._arrange_header()
             self._arrange()
         return super().eventFilter(watched, event)
+
+    # ----- a narrow panel: the verdict under the badge and the buttons -----
+    def _place_header(self) -> None:
+        top = self._top
+        for item in (self.badge, self._verdict_guard):
+            top.removeWidget(item)
+        top.removeItem(self._buttons)
+        top.setColumnStretch(1, 1)
+        if self.verdict_below:
+            self._buttons.setDirection(QBoxLayout.Direction.LeftToRight)
+            top.addWidget(self.badge, 0, 0, Qt.AlignmentFlag.AlignVCenter)
+            top.addLayout(self._buttons, 0, 2)
+            top.addWidget(self._verdict_guard, 1, 0, 1, 3)
+        else:
+            self._buttons.setDirection(QBoxLayout.Direction.TopToBottom)
+            top.addWidget(self.badge, 0, 0, Qt.AlignmentFlag.AlignTop)
+            top.addWidget(self._verdict_guard, 0, 1)
+            top.addLayout(self._buttons, 0, 2)
+
+    def _arrange_header(self) -> None:
+        """Beside the badge and the buttons the verdict kept ~90 px at 1280 x 720 with the tour
+        open: seven lines of one word each, and the pictures under it squeezed to a strip.
+        Under them it has the panel's width, and the buttons stand side by side."""
+        spacing = max(self._top.horizontalSpacing(), 0)
+        buttons = max(self.pin_button.sizeHint().width(),
+                      self.details_button.sizeHint().width())
+        beside = self.split.width() - self.badge.sizeHint().width() - buttons - 2 * spacing
+        below = beside < VERDICT_MIN_LINES_PX * self.verdict.fontMetrics().height()
+        if below != self.verdict_below:
+            self.verdict_below = below
+            self._place_header()
 
     # ----- compact: a short panel folds its words so the views keep their height -----
     def _folded_height(self) -> int:
