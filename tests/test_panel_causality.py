@@ -385,9 +385,11 @@ def test_a_narrow_panel_puts_the_verdict_under_the_badge_and_buttons(make_window
     window.start_tour([s.key for s in STOPS].index("causal-off"))
     panel = _panel(window)
     qtbot.waitUntil(lambda: not window.state.result.trace.causal
+                    and window.state.result.text == STOPS[window.tour.index].text
                     and window.state.result.causality is not None and panel.is_current)
-    qtbot.wait(100)
     verdict, pin = panel.verdict, panel.pin_button
+    # (the tour dock opens and the verdict changes: let the layout settle)
+    qtbot.waitUntil(lambda: verdict.height() >= verdict.heightForWidth(verdict.width()))
     line = verdict.fontMetrics().height()
     assert verdict.width() >= panel.split.width() - 8  # the panel's width
     assert panel.verdict_below
