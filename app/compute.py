@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -44,8 +45,9 @@ class Result:
     trace: LayerTrace | None = None
     depth: DepthStates | None = None
     #: step name -> (low, high) colour levels: symmetric about 0 for signed steps, (0, 1) for
-    #: probabilities. Fixed per result so colours do not jump while a selection changes.
-    levels: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: probabilities. Fixed per result so colours do not jump while a selection changes
+    #: (:class:`StepLevels`: each step's levels are found when first asked for, then kept).
+    levels: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     #: [3, T] ‖u‖ per token at t = 0, ½, 1.
     token_norms: np.ndarray | None = None
     #: ``depth.norm_curves(n)``: (times [n], ‖u(t)‖ [n, T]) for the depth panel's curves, n from
@@ -139,6 +141,32 @@ def symmetric_levels(array: np.ndarray) -> tuple[float, float]:
     return (-max(m, MIN_LEVEL), max(m, MIN_LEVEL))
 
 
+class StepLevels(Mapping[str, tuple[float, float]]):
+    """The colour levels of every step of ``trace``, each found on first access and kept.
+
+    Only the shown step's heatmap reads them: finding all 23 on the worker took ~2-5 ms of
+    every edit at T = 512 (the masked scores' −∞ entries force the finite filter) for one
+    of them drawn. Read on the main thread only."""
+
+    def __init__(self, trace: LayerTrace) -> None:
+        self._trace = trace
+        self._found: dict[str, tuple[float, float]] = {}
+
+    def __getitem__(self, name: str) -> tuple[float, float]:
+        found = self._found.get(name)
+        if found is None:
+            step = self._trace.step(name)  # KeyError for a step the layer does not have
+            found = (0.0, 1.0) if step.kind == "probability" else symmetric_levels(step.array)
+            self._found[name] = found
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return (step.name for step in self._trace.steps)
+
+    def __len__(self) -> int:
+        return len(self._trace.steps)
+
+
 def _entropy(probs: np.ndarray) -> np.ndarray:
     """−Σ p log p per row. The log is taken only where p > 0 (under the causal mask about half
     of the entries are exact zeros), and 0·log 0 counts as 0."""
@@ -219,10 +247,7 @@ def compute(request: Request) -> Result:
         tokens = tuple(engine.tokenize(request.text))
         x = _embed_cache.embed(tokens, request.config.hidden_size)
         trace = engine.run_layer(x, request.weights, request.config, causal=request.causal)
-        levels = {
-            step.name: (0.0, 1.0) if step.kind == "probability" else symmetric_levels(step.array)
-            for step in trace.steps
-        }
+        levels = StepLevels(trace)
         depth = depth_states(trace)
         norms = np.linalg.norm(depth.states, axis=-1)  # [3, T]
         curves = depth.norm_curves(norm_curve_points(depth))

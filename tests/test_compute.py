@@ -1,0 +1,39 @@
+"""What the worker's compute hands the panels, and that it does no work nobody asked for."""
+
+import pytest
+
+import app.compute
+from app.compute import Request, compute, symmetric_levels
+from engine import LayerWeights, Qwen3Config
+
+TOY = Qwen3Config.toy()
+
+
+def _result(text: str = "Attention never reads the future tokens", causal: bool = True):
+    return compute(Request(1, text, TOY, LayerWeights.random(TOY, 0), causal=causal))
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_colour_levels_are_found_per_step_when_first_read_and_then_kept(monkeypatch, causal):
+    calls = []
+    real = app.compute.symmetric_levels
+
+    def counted(array):
+        calls.append(array)
+        return real(array)
+
+    monkeypatch.setattr(app.compute, "symmetric_levels", counted)
+    result = _result(causal=causal)
+    assert calls == []  # the worker found none: only the shown step's heatmap reads them
+    assert result.levels["causal_mask"] == symmetric_levels(result.trace["causal_mask"])
+    assert result.levels["causal_mask"] == symmetric_levels(result.trace["causal_mask"])
+    assert len(calls) == 1  # kept for the result: its colours never jump
+    assert len(result.levels) == len(result.trace.steps)
+    assert list(result.levels) == [step.name for step in result.trace.steps]
+    for step in result.trace.steps:
+        expected = ((0.0, 1.0) if step.kind == "probability"
+                    else symmetric_levels(step.array))
+        assert result.levels[step.name] == expected
+    with pytest.raises(KeyError):
+        result.levels["no_such_step"]
+    assert "no_such_step" not in result.levels and "attn_probs" in result.levels
