@@ -212,6 +212,32 @@ def test_tokenize(text, expected):
     assert tokenize(text) == expected
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("ab'' 'cd ''", ["ab", "'", "'", "'cd", "'", "'"]),  # trailing apostrophes stand alone
+    ("a_b x\x7fy w12 ~#", ["a_b", "x", "y", "w12", "~", "#"]),
+    ("rock'n'roll’s', no", ["rock'n'roll’s", "'", ",", "no"]),
+])
+def test_tokenize_ascii_words_and_punctuation(text, expected):
+    assert tokenize(text) == expected
+
+
+def test_tokenize_piece_by_piece_is_the_character_scan_of_the_whole_text():
+    """tokenize scans each whitespace-separated piece alone (plain ASCII without the
+    character loop): the same tokens as scanning the whole normalised text."""
+    import random
+    import unicodedata
+
+    from engine.tokens import _scan
+
+    alphabet = [*"aZ09_'’.,!-#~ \t\n\x1c\x00\x7f\x85\xa0", "\u2000", "\u3000", "\u200b",
+                "\u200d", "\ufe0f", "\u0301", "我", "の", "\U0001F44D", "\U0001F3FD",
+                "\U0001F1E8", "\U0001F1F3", "\U000E0041", "é", "١", "²", "\u00ad", "\u2028"]
+    rng = random.Random(0)
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+        assert tokenize(text) == _scan(unicodedata.normalize("NFC", text)), repr(text)
+
+
 def test_tokenize_decomposed_accents_are_normalised():
     assert tokenize("cafe\u0301") == tokenize("café")
 
