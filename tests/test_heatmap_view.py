@@ -182,6 +182,65 @@ def test_the_image_is_made_in_the_format_qt_draws_fastest_with_pyqtgraphs_colour
     assert view.image.qimage.pixel(0, 2) == 0  # masked: transparent, the grey shows through
 
 
+def test_an_edit_renders_only_the_rows_it_changed_to_the_same_pixels(qtbot, monkeypatch):
+    """Editing the last token changes the last row of a T × T map: the other rows keep their
+    pixels, and the picture is the one a fresh render makes (NaN rows, −0.0, new levels,
+    a new palette and an array changed in place included)."""
+    from app.widgets.heatmap import FastImageItem
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    rendered_rows = []
+    counting = [True]  # (not the fresh views' renders)
+    real = FastImageItem._pixels_of
+
+    def counted(image, low, high, table):
+        if counting[0]:
+            rendered_rows.append(image.shape[0])
+        return real(image, low, high, table)
+
+    monkeypatch.setattr(FastImageItem, "_pixels_of", staticmethod(counted))
+
+    def fresh(data, levels, map_name):
+        other = HeatmapView()
+        qtbot.addWidget(other)
+        other.set_matrix(data, levels, map_name, [str(i) for i in range(len(data))])
+        counting[0] = False
+        other.image.render()
+        counting[0] = True
+        return _pixels(other.image.qimage)
+
+    rng = np.random.default_rng(0)
+    data = rng.normal(size=(6, 5))
+    data[2, 1] = np.nan
+    labels = [str(i) for i in range(6)]
+    view.set_matrix(data, (-1.0, 1.0), "CET-D1", labels)
+    view.image.render()
+    assert rendered_rows == [6]
+    data = data.copy()
+    data[5] = rng.normal(size=5)  # the edited token's row
+    data[3, 0] = -0.0 if data[3, 0] == 0.0 else 0.0  # other bits: drawn again
+    view.set_matrix(data, (-1.0, 1.0), "CET-D1", labels)
+    view.image.render()
+    assert rendered_rows[1:] == [2]  # rows 3 and 5; the NaN row keeps its pixels
+    assert _pixels(view.image.qimage) == fresh(data, (-1.0, 1.0), "CET-D1")
+    view.set_matrix(data, (-2.0, 2.0), "CET-D1", labels)  # new levels: every row
+    view.image.render()
+    assert rendered_rows[2:] == [6]
+    assert _pixels(view.image.qimage) == fresh(data, (-2.0, 2.0), "CET-D1")
+    view.set_matrix(data, (-2.0, 2.0), "CET-L2", labels)  # a new palette: every row
+    view.image.render()
+    assert rendered_rows[3:] == [6]
+    shown = view.image.image
+    shown[0, 0] = 1.5  # the same array changed in place and set again: its row is redrawn
+    view.image.setImage(shown, autoLevels=False, levels=(-2.0, 2.0))
+    view.image.render()
+    assert rendered_rows[4:] == [1]
+    expected = data.copy()
+    expected[0, 0] = 1.5
+    assert _pixels(view.image.qimage) == fresh(expected, (-2.0, 2.0), "CET-L2")
+
+
 def _specs(generate, axis):
     """An axis's draw specs as plain values (as FastAxisItem.paint asks for them)."""
     from PySide6.QtGui import QPainter, QPicture
