@@ -214,6 +214,30 @@ def test_pinned_baseline_is_compared_until_released(make_window, qtbot):
     assert panel.pin_button.text() == "Pin baseline"
 
 
+def test_pinning_says_at_once_what_the_baseline_is_and_releasing_restores_the_view(
+        make_window):
+    """The pin used to change nothing on screen until the next edit (the verdict still read
+    the comparison with the previous input), so a click seemed to do nothing."""
+    window = make_window(sync=True, text="a b c")
+    window.editor.set_text("a b d")
+    panel = _panel(window)
+    assert "bitwise identical" in panel.verdict_plain
+    assert panel.pages.currentIndex() == 1
+    panel.pin_button.click()
+    assert window.state.pinned is window.state.result
+    assert "Baseline pinned" in panel.verdict_plain
+    assert panel.pages.currentWidget() is panel.nothing
+    assert "“a b d” (3 tokens) is the baseline now" in panel.nothing.text()
+    assert panel.report is None
+    panel.pin_button.click()  # released before any edit: the comparison on screen returns
+    assert window.state.pinned is None
+    assert "bitwise identical" in panel.verdict_plain
+    assert panel.pages.currentIndex() == 1 and panel.report is not None
+    panel.pin_button.click()
+    window.editor.set_text("a b e")  # the first edit after pinning compares with the pin
+    assert panel.baseline_kind == "pinned" and "bitwise identical" in panel.verdict_plain
+
+
 def test_clicking_the_overview_selects_the_step_everywhere(make_window):
     window = make_window(sync=True, text="x")
     panel = _edit(window, "a b c", "a b d")

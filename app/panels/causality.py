@@ -503,7 +503,8 @@ class CausalityPanel(Panel):
     # ----- drawing -----
     def redraw(self, result: Result) -> None:
         self._result = result
-        report = result.causality
+        # the pinned input itself: nothing is compared on screen (see _write_verdict)
+        report = None if self.state.pinned is result else result.causality
         self.report = report
         self.before, self.baseline_kind = self.find_baseline(result)
         self._sync_pin_button()
@@ -714,6 +715,19 @@ class CausalityPanel(Panel):
         causal = result.trace.causal
         self.badge.set_claim("EXACT", "E11")
         self.earlier_max = None
+        if self.state.pinned is result:
+            # just pinned: the comparison on screen was with the previous input, and the pin
+            # seemed to change nothing until the next edit; say what the baseline is now
+            quoted = " ".join(map(token_html, result.tokens[:MAX_QUOTED_TOKENS])) + (
+                " …" if len(result.tokens) > MAX_QUOTED_TOKENS else "")
+            self._set_verdict(QUIET, self.tr("Baseline pinned"))
+            text = self.tr("“%1” (%2 tokens) is the baseline now: edit the text and every "
+                           "input is compared with it until you release the pin.").replace(
+                "%1", quoted).replace("%2", str(len(result.tokens)))
+            self.detail.setText(text)
+            self.hint.setText(self._suggestion(causal))
+            self.nothing.setText(f"<p style='font-size:large'>{text}</p>")
+            return
         if report is None:
             self._set_verdict(QUIET, self.tr("No comparison yet"))
             pinned = self.state.pinned
@@ -885,6 +899,8 @@ class CausalityPanel(Panel):
 
     def _on_baseline_changed(self) -> None:
         self._sync_pin_button()
+        if self._result is not None and self._result.ok:
+            self.request_redraw()  # pinned: say so now; released: the comparison comes back
 
     def _on_selection_changed(self, field: str) -> None:
         if field in ("step", "head"):

@@ -170,6 +170,14 @@
         <translation>本步骤：基准不在内存中</translation>
     </message>
     <message>
+        <source>Baseline pinned</source>
+        <translation>已固定基准</translation>
+    </message>
+    <message>
+        <source>“%1” (%2 tokens) is the baseline now: edit the text and every input is compared with it until you release the pin.</source>
+        <translation>“%1”（%2 个词元）现在是基准：修改文本，之后的每次输入都会与它比较，直到取消固定。</translation>
+    </message>
+    <message>
         <source>No comparison yet</source>
         <translation>尚无比较</translation>
     </message>
