@@ -336,15 +336,14 @@ class AttentionGraphPanel(Panel):
         if not shown:
             self.caption.setText(numbers)
         self.caption.setToolTip("" if shown else full)
-        note_shown = room - self.caption.heightForWidth(width) >= GRAPH_MIN_HEIGHT
+        room -= self.caption.heightForWidth(width)  # the caption as it is now set
+        note_shown = room >= GRAPH_MIN_HEIGHT
         if not note_shown:
             room += note
         self.gqa_note.setVisible(note_shown)
         self.head_box.setToolTip(self._head_tip + ("" if note_shown
                                                    else "\n" + self.gqa_note.text()))
-        self.graph.setMinimumHeight(max(min(GRAPH_MIN_HEIGHT,
-                                            room - self.caption.heightForWidth(width)),
-                                        GRAPH_FLOOR_HEIGHT))
+        self.graph.setMinimumHeight(max(min(GRAPH_MIN_HEIGHT, room), GRAPH_FLOOR_HEIGHT))
 
     # ----- strings -----
     def retranslate(self) -> None:

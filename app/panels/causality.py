@@ -131,6 +131,17 @@ def cell_outline(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return xs, ys
 
 
+def _quoted(tokens: tuple[str, ...]) -> str:
+    """The first MAX_QUOTED_TOKENS tokens as rich text, "…" after them if there are more."""
+    return " ".join(map(token_html, tokens[:MAX_QUOTED_TOKENS])) + (
+        " …" if len(tokens) > MAX_QUOTED_TOKENS else "")
+
+
+def _large(text: str) -> str:
+    """A paragraph of the big page's text size."""
+    return f"<p style='font-size:large'>{text}</p>"
+
+
 class CausalityPanel(Panel):
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
@@ -718,15 +729,13 @@ class CausalityPanel(Panel):
         if self.state.pinned is result:
             # just pinned: the comparison on screen was with the previous input, and the pin
             # seemed to change nothing until the next edit; say what the baseline is now
-            quoted = " ".join(map(token_html, result.tokens[:MAX_QUOTED_TOKENS])) + (
-                " …" if len(result.tokens) > MAX_QUOTED_TOKENS else "")
             self._set_verdict(QUIET, self.tr("Baseline pinned"))
             text = self.tr("“%1” (%2 tokens) is the baseline now: edit the text and every "
                            "input is compared with it until you release the pin.").replace(
-                "%1", quoted).replace("%2", str(len(result.tokens)))
+                "%1", _quoted(result.tokens)).replace("%2", str(len(result.tokens)))
             self.detail.setText(text)
             self.hint.setText(self._suggestion(causal))
-            self.nothing.setText(f"<p style='font-size:large'>{text}</p>")
+            self.nothing.setText(_large(text))
             return
         if report is None:
             self._set_verdict(QUIET, self.tr("No comparison yet"))
@@ -754,17 +763,15 @@ class CausalityPanel(Panel):
             if pin_blocks:
                 # every edit stays uncompared until the pin is released: the page says so
                 # (it said "edit the last word", and the reason was folded behind Details)
-                self.nothing.setText(f"<p style='font-size:large'>{reason}</p>")
+                self.nothing.setText(_large(reason))
             else:
                 self.nothing.setText(self._big_hint(causal))
             return
         tokens_after, tokens_before = result.tokens, result.baseline_tokens
         source = (self.tr("pinned baseline") if self.baseline_kind == "pinned"
                   else self.tr("previous input"))
-        before_text = " ".join(map(token_html, tokens_before[:MAX_QUOTED_TOKENS])) + (
-            " …" if len(tokens_before) > MAX_QUOTED_TOKENS else "")
         compared = self.tr("Before: “%1” (%2, %3 tokens).").replace(
-            "%1", before_text).replace("%2", source).replace(
+            "%1", _quoted(tokens_before)).replace("%2", source).replace(
             "%3", str(report.num_tokens_before))
         k = report.first_changed
         if not report.changed:
@@ -876,7 +883,7 @@ class CausalityPanel(Panel):
                        "change.")
 
     def _big_hint(self, causal: bool) -> str:
-        return ("<p style='font-size:large'>" + self._suggestion(causal) + "</p><p style="
+        return (_large(self._suggestion(causal)) + "<p style="
                 f"'color:{theme.quiet_css()}'>" + self.tr(
                     "Pin baseline keeps comparing with the input on screen now, so you can make "
                     "several edits in a row.") + "</p>")
@@ -890,7 +897,7 @@ class CausalityPanel(Panel):
 
     def _set_pin_text(self) -> None:
         # a checked tool button looks nearly the same on a projector: a click seemed to do
-        # nothing (the page does not change until the next edit), and a second click released
+        # nothing, and a second click released the pin
         self.pin_button.setText(self.tr("✓ Pinned") if self.pin_button.isChecked()
                                 else self.tr("Pin baseline"))
 
