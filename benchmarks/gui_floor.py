@@ -13,7 +13,17 @@ plot new numbers and lets Qt paint once, as the app's edit does; it is timed in 
 
 No engine, no worker thread, no panel logic: what the plotting library and Qt's raster engine
 cost on this machine for this much window. Compare with ``gui_bench.py``'s
-``edit_p95_ms_default``. The last line printed is one JSON object (milliseconds).
+``edit_p95_ms_default``.
+
+``--app`` times the app's own window instead (default size, after an edit of ``gui_bench.py``'s
+default text, so the causality panel shows its comparison), with nothing recomputed and
+nothing redrawn, only painted again:
+
+- ``app_plots``: every visible plot repaints what it shows (an edit changes every panel's
+  numbers, so an edit repaints at least this);
+- ``app_window``: the whole window repaints (``QWidget.repaint``).
+
+The last line printed is one JSON object (milliseconds).
 """
 
 from __future__ import annotations
@@ -21,9 +31,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
@@ -83,11 +96,60 @@ def time_edits(app: QApplication, items: list[tuple[pg.ImageItem, pg.AxisItem]],
     return times[WARM_UP:]
 
 
+def time_app_repaints(repeats: int) -> dict[str, object]:
+    """The app's window at its default size, painted again with nothing changed (``--app``)."""
+    config_dir = tempfile.mkdtemp(prefix="dualview-floor-")  # leave no settings behind
+    os.environ.setdefault("DUALVIEW_CONFIG_DIR", config_dir)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from app.__main__ import build_app
+    from app.mainwindow import MainWindow
+
+    app = build_app(sys.argv[:1])
+    window = MainWindow(persist_layout=False, initial_text=None)
+    window.show()
+    # gui_bench's default edits: after the second, the causality panel shows a comparison
+    for text in ("我爱北京天安门 第0", "我爱北京天安门 第1"):
+        window.editor.set_text(text)
+        while not (window.state.result is not None and window.state.result.text == text
+                   and window.all_panels_current()):
+            app.processEvents()
+    app.processEvents()
+    views = [view for view in window.findChildren(pg.GraphicsView) if view.isVisible()]
+
+    def plots() -> None:
+        for view in views:
+            view.viewport().update()
+        app.processEvents()
+
+    figures: dict[str, object] = {"app_visible_plots": len(views),
+                                  "app_window": [window.width(), window.height()]}
+    for label, paint in (("app_plots", plots), ("app_window", window.repaint)):
+        times = []
+        for _ in range(WARM_UP + repeats):
+            start = time.perf_counter()
+            paint()
+            times.append((time.perf_counter() - start) * 1e3)
+        times = times[WARM_UP:]
+        median, p95 = statistics.median(times), percentile(times, 95)
+        figures[f"{label}_median_ms"], figures[f"{label}_p95_ms"] = round(median, 2), round(p95, 2)
+        print(f"the app's window, {label:10s} painted again: median {median:6.2f} ms  "
+              f"p95 {p95:6.2f} ms")
+    window.close()
+    window.bridge.shutdown()
+    shutil.rmtree(config_dir, ignore_errors=True)
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plots", type=int, default=8)
     parser.add_argument("--size", default="1600x1000", help="window size, WxH")
+    parser.add_argument("--app", action="store_true",
+                        help="time the app's own window painted again (no compute, no redraw)")
     args = parser.parse_args(argv)
+    if args.app:
+        print(json.dumps(time_app_repaints(EDITS)))
+        return 0
     size = tuple(int(v) for v in args.size.lower().split("x"))
     app = QApplication(sys.argv[:1])
     window, items = build(app, args.plots, size)
