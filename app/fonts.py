@@ -7,7 +7,9 @@ box), or no fonts at all. So the app carries, in ``resources/fonts/`` with their
 
 - WenQuanYi Micro Hei (Apache-2.0 or GPLv3 with the font exception): Chinese and Latin;
 - DejaVu Sans (Bitstream Vera licence): Latin plus the symbols WenQuanYi lacks (combining hat
-  U+0302, superscript T U+1D40).
+  U+0302, superscript T U+1D40);
+- Symbola (free for any use): emoji and pictographs, in black and white, last of all: a student
+  who types 🚀 or 👍 sees it on the token chip and every axis, not an empty box.
 
 The system's own UI font stays first where there is one, so Latin text looks native; the
 bundled families follow it in the application font and as substitutes of the system family, so
@@ -30,6 +32,8 @@ CJK_FONT = ("fonts", "wqy-microhei.ttc")
 CJK_FAMILY = "WenQuanYi Micro Hei"
 SYMBOL_FONT = ("fonts", "DejaVuSans.ttf")
 SYMBOL_FAMILY = "DejaVu Sans"
+EMOJI_FONT = ("fonts", "Symbola_hint.ttf")
+EMOJI_FAMILY = "Symbola"
 
 
 def load_font(parts: tuple[str, ...]) -> list[str]:
@@ -45,9 +49,9 @@ def load_font(parts: tuple[str, ...]) -> list[str]:
 def family_chain(system_family: str | None, loaded: set[str]) -> list[str]:
     """The application font's families, first choice first."""
     if system_family:
-        chain = [system_family, CJK_FAMILY, SYMBOL_FAMILY]
+        chain = [system_family, CJK_FAMILY, SYMBOL_FAMILY, EMOJI_FAMILY]
     else:
-        chain = [SYMBOL_FAMILY, CJK_FAMILY]
+        chain = [SYMBOL_FAMILY, CJK_FAMILY, EMOJI_FAMILY]
     out: list[str] = []
     for name in chain:
         if name not in out and (name == system_family or name in loaded):
@@ -64,7 +68,7 @@ def install_app_font(app: QApplication) -> QFont:
     base = app.font()
     resolved = QFontInfo(base).family()  # what the default font actually resolves to
     system_family = resolved if resolved in system_families else None
-    loaded = set(load_font(CJK_FONT)) | set(load_font(SYMBOL_FONT))
+    loaded = set(load_font(CJK_FONT)) | set(load_font(SYMBOL_FONT)) | set(load_font(EMOJI_FONT))
     font = QFont(base)
     chain = family_chain(system_family, loaded)
     if not loaded or not chain:

@@ -69,6 +69,8 @@ def test_datas_carry_font_licence_icons_and_desktop_file():
     assert "fonts/wqy-microhei-COPYRIGHT.txt" in datas
     assert datas["fonts/DejaVuSans.ttf"] == "resources/fonts"
     assert "fonts/DejaVuSans-COPYRIGHT.txt" in datas
+    assert datas["fonts/Symbola_hint.ttf"] == "resources/fonts"
+    assert "fonts/Symbola-COPYRIGHT.txt" in datas
     assert datas["icons/dualview.png"] == "resources/icons"
     assert "icons/dualview.svg" in datas and "dualview.desktop" in datas
     assert not any(name.endswith((".py", ".pyc")) for name in datas)
@@ -83,6 +85,8 @@ def test_font_and_icons_are_real_files():
     assert "Apache" in (cfg.RESOURCES / "fonts" / "wqy-microhei-COPYRIGHT.txt").read_text()
     assert (cfg.RESOURCES / "fonts" / "DejaVuSans.ttf").read_bytes()[:4] == b"\x00\x01\x00\x00"
     assert "Bitstream" in (cfg.RESOURCES / "fonts" / "DejaVuSans-COPYRIGHT.txt").read_text()
+    assert (cfg.RESOURCES / "fonts" / "Symbola_hint.ttf").read_bytes()[:4] == b"\x00\x01\x00\x00"
+    assert "free for any use" in (cfg.RESOURCES / "fonts" / "Symbola-COPYRIGHT.txt").read_text()
     assert cfg.ICON_PNG.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert cfg.ICON_ICO.read_bytes()[:4] == b"\x00\x00\x01\x00"
     assert cfg.ICON_ICNS.read_bytes()[:4] == b"icns"
@@ -215,8 +219,9 @@ FONT_CHILD = textwrap.dedent("""
     font = install_app_font(app)
     metrics = QFontMetrics(app.font())
     symbols = all(metrics.inFontUcs4(c) for c in (0x302, 0x1D40, 0x221A, 0x2299, 0x230A))
+    emoji = all(metrics.inFontUcs4(c) for c in (0x1F680, 0x1F44D, 0x1F914, 0x2764))
     print(before, metrics.inFontUcs4(ord("我")), metrics.inFontUcs4(ord("A")), symbols,
-          CJK_FAMILY in font.families())
+          CJK_FAMILY in font.families(), emoji)
 """)
 
 
@@ -235,9 +240,9 @@ def test_bundled_font_draws_chinese_without_system_cjk_fonts(tmp_path, system_fo
     proc = subprocess.run([sys.executable, "-c", FONT_CHILD, str(ROOT)], env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    before, han, latin, symbols, in_chain = proc.stdout.split()
+    before, han, latin, symbols, in_chain, emoji = proc.stdout.split()
     assert before == "False", "control: this fontconfig should have no CJK font"
-    assert (han, latin, symbols, in_chain) == ("True", "True", "True", "True")
+    assert (han, latin, symbols, in_chain, emoji) == ("True",) * 5
 
 
 # ----- the real bundle, built from this checkout and started offline -----
