@@ -469,3 +469,43 @@ def test_the_masked_triangle_is_shaded_by_an_image_qt_draws_without_converting(m
         [shade if j > i else 0 for j in range(4)] for i in range(4)]
     # the veil the map always had (the earlier array, as pyqtgraph auto-levelled it)
     assert shade == 0xdadadada
+
+
+def test_outlines_left_in_place_repaint_from_their_raster_with_the_same_pixels(
+        make_window, monkeypatch):
+    """An edit of the last token outlines the same T − 1 cells again while the maps under
+    them repaint: the outlines are blitted from their last raster, not stroked again (4 edges
+    a cell: ~2-3 ms at T = 512). The picture is the one stroked directly."""
+    window = make_window(sync=True, text="x")
+    panel = _edit(window, "a b c d e", "a b c d f")
+    window.state.set_step("attn_scores")
+    views = (panel.grid_view, panel.diff_view)
+    for view in views:
+        view.grab()
+        view.grab()  # the second paint of the same picture keeps its raster
+    window.editor.set_text("a b c d g")  # the same cells outlined
+    assert len(panel.grid_outline.getData()[0]) == 8 * 4
+    assert len(panel.outline.getData()[0]) == 8 * 4 * 1  # four rows, the edited key
+    stroked = []
+    for item in (panel.grid_outline, panel.outline):  # stroking asks for segments or path
+        for name in ("_getLineSegments", "getPath"):
+            original = getattr(item, name)
+            monkeypatch.setattr(item, name, lambda _o=original, _i=item: (
+                stroked.append(_i), _o())[1])
+    cached = [_image(view.grab().toImage()) for view in views]
+    assert stroked == []
+    for item in (panel.grid_outline, panel.outline):
+        item._raster_key = item._raster_pending = None  # forgotten: stroked directly
+    direct = [_image(view.grab().toImage()) for view in views]
+    assert set(stroked) == {panel.grid_outline, panel.outline}
+    for fast, slow in zip(cached, direct, strict=True):
+        # antialiased edge pixels may round one step apart through the pixmap
+        assert np.abs(fast.astype(int) - slow.astype(int)).max() <= 2
+
+
+def _image(image) -> np.ndarray:
+    from PySide6.QtGui import QImage
+
+    image = image.convertToFormat(QImage.Format.Format_ARGB32)
+    rows = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1)
+    return rows[:, :image.width() * 4].reshape(image.height(), image.width(), 4).copy()
