@@ -246,7 +246,10 @@ def compute(request: Request) -> Result:
     try:
         tokens = tuple(engine.tokenize(request.text))
         x = _embed_cache.embed(tokens, request.config.hidden_size)
-        trace = engine.run_layer(x, request.weights, request.config, causal=request.causal)
+        # the baseline is the last keystroke's trace: its attention rows before the edit are
+        # reused where their masked scores kept their bits (the same numbers, found faster)
+        trace = engine.run_layer(x, request.weights, request.config, causal=request.causal,
+                                 reuse=request.baseline)
         levels = StepLevels(trace)
         depth = depth_states(trace)
         norms = np.linalg.norm(depth.states, axis=-1)  # [3, T]

@@ -257,17 +257,28 @@ def _check_weights(weights: LayerWeights, config: Qwen3Config) -> None:
 
 
 def run_layer(x: object, weights: LayerWeights, config: Qwen3Config, *,
-              causal: bool = True) -> LayerTrace:
+              causal: bool = True, reuse: LayerTrace | None = None) -> LayerTrace:
     """Run one decoder layer on ``x [T, hidden]`` and record all 22 steps.
 
     ``causal=False`` gives full (encoder) attention; the ``causal_mask`` step is then a copy of
     the scores.
+
+    ``reuse``: an earlier trace (say the previous keystroke's). With the mask on and as many
+    tokens, attention rows whose masked scores kept every bit take their probabilities from
+    it instead of computing the softmax again (an edit of the last of 512 tokens: 511 of 512
+    rows, ~a third of the layer). The result is the same bits either way.
     """
     hidden_states = check_input(x, config)
     _check_weights(weights, config)
     causal = check_flag(causal, "causal")
+    known = None
+    if reuse is not None:
+        if not isinstance(reuse, LayerTrace):
+            raise EngineError("trace_type", name="reuse", got=type(reuse).__name__)
+        if reuse.causal and causal and reuse.num_tokens == hidden_states.shape[0]:
+            known = (reuse["causal_mask"], reuse["attn_probs"])
     with np.errstate(all="ignore"):  # overflow is reported once, in words (see _forward)
-        arrays = _forward(hidden_states, weights, config, causal)
+        arrays = _forward(hidden_states, weights, config, causal, known)
     steps = []
     for info, array in zip(STEP_INFO, arrays, strict=True):
         array.setflags(write=False)
@@ -401,6 +412,7 @@ def _view_as(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.ndarray,
            config: Qwen3Config, causal: bool,
            out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+           known: ops.Known | None = None,
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``scores, masked, probs [..., H, T, T]`` and ``context [..., T, H*d]``.
 
@@ -412,8 +424,10 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
     every BLAS call stays on one thread (see ``_block_rows`` on what the blocking changes).
     ``masked`` is ``scores`` itself when ``causal`` is false (the caller copies it if it keeps
     both). ``out``: C-ordered ``scores, masked, probs`` arrays to write into (``masked`` is
-    left alone when ``causal`` is false). Callers hold ``np.errstate`` if the scores may
-    overflow.
+    left alone when ``causal`` is false). ``known``: ``masked, probs [..., H, T, T]`` of an
+    earlier causal call on as many tokens (C-ordered): the probabilities of query rows whose
+    masked rows kept their bits are copied from it (:func:`ops.causal_softmax_rows`). Callers
+    hold ``np.errstate`` if the scores may overflow.
     """
     lead = query_states.shape[:-3]
     # the heads given (all of the layer's, or one thread's kv-head groups: attention_sublayer)
@@ -424,11 +438,17 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
     keys = key_states.swapaxes(-1, -2)[..., None, :, :]  # [..., Hkv, 1, d, T]
     values = value_states[..., None, :, :]  # [..., Hkv, 1, T, d]
     step = _block_rows(t, d, n_heads, blas_threaded=not parallel.in_share())
+    if known is not None and (not causal or any(
+            array.shape != (*lead, n_heads, t, t) or not array.flags.c_contiguous
+            for array in known)):
+        known = None  # (not of this call's shape: nothing to reuse)
+    if known is not None:
+        known = (known[0].reshape(*by_group, t, t), known[1].reshape(*by_group, t, t))
     if step >= t and out is None:  # one block: numpy allocates, the fewest calls (toy input)
         scores = np.matmul(query, keys)
         scores *= scale  # in place: the same numbers as (q kᵀ)·scale
         if causal:
-            masked, probs = ops.causal_softmax(scores)
+            masked, probs = ops.causal_softmax(scores, known)
         else:
             masked, probs = scores, ops.softmax(scores)
         context = np.matmul(probs, values)
@@ -449,7 +469,9 @@ def attend(query_states: np.ndarray, key_states: np.ndarray, value_states: np.nd
                 np.matmul(query[..., rows, :], keys, out=block)
                 block *= scale
                 if causal:
-                    ops.causal_softmax_rows(block, r0, masked[..., rows, :], probs[..., rows, :])
+                    ops.causal_softmax_rows(block, r0, masked[..., rows, :], probs[..., rows, :],
+                                            None if known is None else (
+                                                known[0][..., rows, :], known[1][..., rows, :]))
                 else:
                     ops.softmax_rows(block, probs[..., rows, :])
                 np.matmul(probs[..., rows, :], values, out=context[..., rows, :])
@@ -551,7 +573,8 @@ def project_heads_out(context: np.ndarray, weight: np.ndarray, groups: list[slic
 
 
 def attention_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3Config,
-                       causal: bool, *, kv_repeat: bool = False) -> AttentionParts:
+                       causal: bool, *, kv_repeat: bool = False,
+                       known: ops.Known | None = None) -> AttentionParts:
     """The attention branch of ``normed [..., T, D]`` (RMSNorm₁'s output), every intermediate.
 
     A big ``[T, D]`` input is shared out by kv heads (:func:`kv_groups`): each thread takes whole
@@ -560,11 +583,12 @@ def attention_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3C
     to the context is the same bits as in one thread (a dot product over the same inner axis, a
     row's own norm and softmax); o_proj is the sum of the groups' products, which differs from
     one product over all heads only in rounding (~1e-16), and rows never mix, so the causal
-    statements hold bit for bit. Callers hold ``np.errstate(all="ignore")``.
+    statements hold bit for bit. ``known``: see :func:`attend` (``[H, T, T]`` each). Callers
+    hold ``np.errstate(all="ignore")``.
     """
     groups = kv_groups(normed, config)
     if len(groups) == 1:
-        return _attention_whole(normed, weights, config, causal, kv_repeat)
+        return _attention_whole(normed, weights, config, causal, kv_repeat, known)
     t = normed.shape[0]
     n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
     eps, group = config.rms_norm_eps, config.group_size
@@ -595,7 +619,9 @@ def attention_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3C
         if repeat is not None:
             _fill_kv_repeat(repeat[heads], key_states[kv], values)
         context[:, cols] = attend(query_states[heads], key_states[kv], values, config, causal,
-                                  out=(scores[heads], masked[heads], probs[heads]))[3]
+                                  out=(scores[heads], masked[heads], probs[heads]),
+                                  known=None if known is None else (known[0][heads],
+                                                                    known[1][heads]))[3]
         if not causal:
             masked[heads] = scores[heads]
         shares[i] = context[:, cols] @ w_o[:, cols].T
@@ -616,7 +642,8 @@ def _fill_kv_repeat(out: np.ndarray, key_states: np.ndarray, value_states: np.nd
 
 
 def _attention_whole(normed: np.ndarray, weights: LayerWeights, config: Qwen3Config,
-                     causal: bool, kv_repeat: bool) -> AttentionParts:
+                     causal: bool, kv_repeat: bool,
+                     known: ops.Known | None = None) -> AttentionParts:
     """:func:`attention_sublayer` with no head groups: any batch axes, the big products still
     shared out by columns (``project_qkv``, ``attend``, ``parallel.linear``)."""
     lead, t = normed.shape[:-2], normed.shape[-2]
@@ -636,7 +663,7 @@ def _attention_whole(normed: np.ndarray, weights: LayerWeights, config: Qwen3Con
         repeat = np.empty((n_heads, t, 2 * d))
         _fill_kv_repeat(repeat, key_states, value_states)
     scores, masked, probs, context = attend(query_states, key_states, value_states, config,
-                                            causal)
+                                            causal, known=known)
     if not causal:
         masked = scores.copy()  # its own step, equal to the scores
     output = parallel.linear(context, weights["self_attn.o_proj.weight"])  # [..., T, D]
@@ -680,7 +707,7 @@ def mlp_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3Config)
 
 
 def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
-             causal: bool) -> list[np.ndarray]:
+             causal: bool, known: ops.Known | None = None) -> list[np.ndarray]:
     """The forward itself, one line per tensor, returning the 23 arrays in step order.
 
     Each sub-step (attention, MLP) is computed whole, then its steps are recorded in order:
@@ -732,7 +759,7 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
     record(normed, norm_bound("input_layernorm.weight", d_model),
            norm_of=Phrase("a row of embed"), norm_input=hidden_states)
-    attn = attention_sublayer(normed, w, config, causal, kv_repeat=True)
+    attn = attention_sublayer(normed, w, config, causal, kv_repeat=True, known=known)
     for proj, weight in ((attn.query_proj, "self_attn.q_proj.weight"),
                          (attn.key_proj, "self_attn.k_proj.weight"),
                          (attn.value_proj, "self_attn.v_proj.weight")):

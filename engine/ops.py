@@ -123,10 +123,16 @@ def softmax(scores: np.ndarray) -> np.ndarray:
 _CAUSAL_BLOCK = 64
 
 
-def causal_softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+#: ``masked, probs`` of an earlier :func:`causal_softmax` of the same shape (see
+#: :func:`causal_softmax_rows`).
+Known = tuple[np.ndarray, np.ndarray]
+
+
+def causal_softmax(scores: np.ndarray, known: Known | None = None,
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """``masked, probs`` for ``scores [..., T, T]``: ``where(causal_mask(T), -inf, scores)`` and
     its row ``softmax``, bit for bit as those two functions compute them (see
-    :func:`causal_softmax_rows`, which this runs on blocks of query rows)."""
+    :func:`causal_softmax_rows`, which this runs on blocks of query rows, with ``known``)."""
     t = scores.shape[-1]
     if t <= _CAUSAL_BLOCK:
         masked = np.where(frozen_causal_mask(t), -np.inf, scores)
@@ -135,12 +141,19 @@ def causal_softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     probs = np.empty_like(masked)
     for r0 in range(0, t, _CAUSAL_BLOCK):
         rows = slice(r0, r0 + _CAUSAL_BLOCK)
-        causal_softmax_rows(scores[..., rows, :], r0, masked[..., rows, :], probs[..., rows, :])
+        causal_softmax_rows(scores[..., rows, :], r0, masked[..., rows, :], probs[..., rows, :],
+                            None if known is None else (known[0][..., rows, :],
+                                                        known[1][..., rows, :]))
     return masked, probs
 
 
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two float64 arrays of one shape hold the same bits (−0.0 is not 0.0)."""
+    return bool(np.array_equal(a.view(np.int64), b.view(np.int64)))
+
+
 def causal_softmax_rows(scores: np.ndarray, first: int, masked: np.ndarray,
-                        probs: np.ndarray) -> None:
+                        probs: np.ndarray, known: Known | None = None) -> None:
     """Query rows ``first .. first + b - 1`` of :func:`causal_softmax`: ``scores [..., b, T]``
     in, ``masked`` and ``probs [..., b, T]`` written.
 
@@ -149,17 +162,28 @@ def causal_softmax_rows(scores: np.ndarray, first: int, masked: np.ndarray,
     exactly ``-inf`` and ``0`` as ``exp(-inf)`` would give. Row maxima are exact whatever the
     order; each row sum runs over the whole row as :func:`softmax` sums it, so the
     probabilities are the same bits.
+
+    ``known``: these rows' ``masked, probs [..., b, T]`` from an earlier call of this function
+    on rows of the same length (T). A row's probabilities are a function of its masked row
+    alone, so when every masked row has the bits it had then, the earlier probabilities are
+    the ones this computes and are copied instead (an edit of token k leaves every row before
+    k so: the exp of those rows is most of a long input's layer).
     """
     b, t = scores.shape[-2:]
     end = first + b  # keys [0, end) are seen by some row of the block
     seen, weights = masked[..., :end], probs[..., :end]
     np.copyto(seen, scores[..., :end])
     np.copyto(seen[..., first:], -np.inf, where=frozen_causal_mask(b))  # the diagonal square
-    np.subtract(seen, np.maximum.reduce(seen, axis=-1, keepdims=True), out=weights)
-    np.exp(weights, out=weights)
     if end < t:
         masked[..., end:] = -np.inf
         probs[..., end:] = 0.0
+    if (known is not None and known[0].shape == masked.shape and known[1].shape == probs.shape
+            and known[0].dtype == known[1].dtype == np.float64
+            and same_bits(seen, known[0][..., :end])):
+        np.copyto(weights, known[1][..., :end])
+        return
+    np.subtract(seen, np.maximum.reduce(seen, axis=-1, keepdims=True), out=weights)
+    np.exp(weights, out=weights)
     probs /= np.add.reduce(probs, axis=-1, keepdims=True)
 
 

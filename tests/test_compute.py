@@ -37,3 +37,30 @@ def test_colour_levels_are_found_per_step_when_first_read_and_then_kept(monkeypa
     with pytest.raises(KeyError):
         result.levels["no_such_step"]
     assert "no_such_step" not in result.levels and "attn_probs" in result.levels
+
+
+def test_the_baseline_trace_is_reused_and_the_trace_is_the_same_bits(monkeypatch):
+    """The worker hands the baseline (the last keystroke's trace) to ``run_layer(reuse=)``:
+    an edit of the last token recomputes the softmax of its row only, same numbers."""
+    import numpy as np
+
+    import engine
+
+    weights = LayerWeights.random(TOY, 0)
+    text = " ".join(f"w{i}" for i in range(199))
+    first = compute(Request(1, text + " a", TOY, weights))
+    given = []
+    real = engine.run_layer
+
+    def run_layer(*args, **kwargs):
+        given.append(kwargs.get("reuse"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(app.compute.engine, "run_layer", run_layer)
+    edited = compute(Request(2, text + " b", TOY, weights, baseline=first.trace,
+                             baseline_tokens=first.tokens))
+    assert given == [first.trace]
+    fresh = real(edited.trace["embed"], weights, TOY)
+    for a, b in zip(fresh.steps, edited.trace.steps, strict=True):
+        assert np.array_equal(a.array.view(np.int64), b.array.view(np.int64)), a.name
+    assert edited.causality.exact

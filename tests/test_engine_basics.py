@@ -472,3 +472,71 @@ def test_without_the_mask_causal_mask_describes_itself_as_the_scores():
     for name in STEP_NAMES:  # every other step reads the same either way
         if name != "causal_mask":
             assert open_.step(name).formula == masked.step(name).formula
+
+
+def _words(n: int, last: str = "end") -> list[str]:
+    return [*(f"w{i % 37}" for i in range(n - 1)), last]
+
+
+def _same_bits(a, b) -> bool:
+    return a.shape == b.shape and np.array_equal(a.view(np.int64), b.view(np.int64))
+
+
+_HEADS_06B = Qwen3Config(hidden_size=64, intermediate_size=96, num_attention_heads=16,
+                        num_key_value_heads=8, head_dim=128, rope_theta=1e6)
+
+
+@pytest.mark.parametrize(("config", "n"), [
+    (Qwen3Config.toy(), 9), (Qwen3Config.toy(), 70), (Qwen3Config.toy(), 300),
+    (_HEADS_06B, 9), (_HEADS_06B, 100)], ids=["toy-9", "toy-70", "toy-300", "0.6B-heads-9",
+                                              "0.6B-heads-100"])
+def test_reusing_an_earlier_trace_gives_the_same_bits(config, n):
+    """``reuse=``: whatever trace is given (an edit of the last or a middle token, the same
+    input, another length, the mask off, other weights), every step is the same bits."""
+    weights = LayerWeights.random(config, seed=4)
+    d = config.hidden_size
+    tokens = _words(n)
+    middle = list(tokens)
+    middle[n // 2] = "changed"
+    inputs = [embed(tokens, d), embed(_words(n, "other"), d), embed(middle, d)]
+    other_weights = LayerWeights.random(config, seed=5)
+    for causal in (True, False):
+        plain = [run_layer(x, weights, config, causal=causal) for x in inputs]
+        earlier = [*plain, run_layer(embed(_words(n + 1), d), weights, config),
+                   run_layer(inputs[0], weights, config, causal=not causal),
+                   run_layer(inputs[1], other_weights, config, causal=causal)]
+        for x, expected in zip(inputs, plain, strict=True):
+            for reuse in earlier:
+                trace = run_layer(x, weights, config, causal=causal, reuse=reuse)
+                for a, b in zip(expected.steps, trace.steps, strict=True):
+                    assert _same_bits(a.array, b.array), a.name
+
+
+def test_reuse_computes_the_softmax_only_of_rows_whose_masked_scores_changed(toy, monkeypatch):
+    """An edit of the last of 300 tokens: the exp of the softmax runs on the last block of
+    query rows only (the others' masked rows kept their bits: their probabilities are
+    copied); without ``reuse`` it runs on every row."""
+    config, weights = toy
+    before = run_layer(embed(_words(300), config.hidden_size), weights, config)
+    x = embed(_words(300, "edited"), config.hidden_size)
+    rows = []
+    real_exp = np.exp
+
+    def exp(array, *args, **kwargs):
+        if np.ndim(array) == 4:  # [kv head, head in group, query rows, keys]: a softmax block
+            rows.append(array.shape[2])
+        return real_exp(array, *args, **kwargs)
+
+    monkeypatch.setattr(np, "exp", exp)
+    run_layer(x, weights, config)
+    assert sum(rows) == 300
+    rows.clear()
+    run_layer(x, weights, config, reuse=before)
+    assert 0 < sum(rows) < 64  # the block holding row 299
+
+
+def test_reuse_must_be_a_trace(toy):
+    config, weights = toy
+    x = embed(["a", "b"], config.hidden_size)
+    with pytest.raises(EngineError, match="reuse must be a LayerTrace"):
+        run_layer(x, weights, config, reuse=x)
