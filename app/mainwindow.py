@@ -877,9 +877,11 @@ class MainWindow(QMainWindow):
             self.showFullScreen()
             self.state.set_font_scale(max(self.state.font_scale, self._presentation_scale))
             if compact:  # six docks at large text do not fit: one per column, the rest tabs
-                self.stack_columns()
+                # once the larger font has reached the dock layout: tabified now, the tab bars
+                # were laid out for the old font and a stale one stayed drawn over the panels
+                QTimer.singleShot(0, self, self._stack_columns_if_presenting)
             else:  # larger text makes some panels claim more height: share each column evenly
-                QTimer.singleShot(0, self.even_out_columns)
+                QTimer.singleShot(0, self, self.even_out_columns)
         else:
             was_maximized, scale = self._before_presentation
             self.showMaximized() if was_maximized else self.showNormal()
@@ -887,7 +889,7 @@ class MainWindow(QMainWindow):
             saved, self._layout_before_presentation = self._layout_before_presentation, None
             if saved is not None:  # once the window has its normal size again
                 self._pending_restore = saved
-                QTimer.singleShot(0, self._restore_after_presentation)
+                QTimer.singleShot(0, self, self._restore_after_presentation)
         if self.state.font_scale == scale_before:  # else _on_font_scale_changed restyled them
             self.restyle_plots()  # (the line factor follows the mode)
 
@@ -901,6 +903,11 @@ class MainWindow(QMainWindow):
                 self.tabifyDockWidget(docks[0], dock)
             if docks:
                 docks[0].raise_()
+
+    def _stack_columns_if_presenting(self) -> None:
+        """The deferred :meth:`stack_columns` (skipped if presentation mode ended meanwhile)."""
+        if self.state.presentation:
+            self.stack_columns()
 
     def _restore_after_presentation(self) -> None:
         """The dock layout from before presentation mode stacked the columns (unless

@@ -105,6 +105,26 @@ def test_a_small_screen_shows_one_dock_per_column_in_presentation(make_window, q
 
 
 
+def test_no_stale_tab_bar_is_drawn_over_the_panels_on_a_compact_screen(make_window, qtbot):
+    """Stacking the columns before the larger presentation font reached the dock layout left a
+    second, stale tab bar (laid out for the old font) drawn over the attention panel."""
+    window = make_window(sync=True, text="the cat sat")
+    window.resize(1280, 720)
+    QApplication.processEvents()
+    upper = [window.docks[n] for n in ("stepListDock", "heatmapDock", "attentionDock")]
+    window.presentation_action.trigger()  # the offscreen test screen counts as compact
+    qtbot.waitUntil(lambda: all(len(window.tabifiedDockWidgets(top)) == 1 for top in upper))
+    for _ in range(5):
+        QApplication.processEvents()
+    shown = [bar for bar in window.findChildren(QTabBar)
+             if bar.isVisible() and bar.count() and window.rect().intersects(bar.geometry())]
+    assert len(shown) == len(upper), [(bar.tabText(0), bar.geometry()) for bar in shown]
+    panels = [dock.geometry() for dock in window.docks.values()
+              if dock.isVisible() and not dock.visibleRegion().isEmpty()]
+    assert not [(bar.tabText(0), bar.geometry()) for bar in shown
+                if any(bar.geometry().intersects(panel) for panel in panels)]
+
+
 def test_f11_pressed_quickly_still_returns_to_the_layout_before(make_window, qtbot, monkeypatch):
     monkeypatch.setattr(presentation, "compact_screen", lambda _w, _h: True)
     window = make_window(sync=True, text="the cat sat")
