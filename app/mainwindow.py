@@ -259,6 +259,10 @@ class MainWindow(QMainWindow):
         #: a session's (text, query, head), applied once its text's result with its layer is in
         self._pending_query: tuple[str, int, int] | None = None
         self._tour_pending_text: str | None = None
+        #: a tour stop's sentence to pin as the causality baseline once its result is in
+        self._tour_pin_text: str | None = None
+        #: the baseline the tour pinned (released when the tour moves on or ends)
+        self._tour_pinned: Result | None = None
         self._before_presentation: tuple[bool, float] = (False, 1.0)
         #: the dock layout before presentation mode stacked the columns (restored after it)
         self._layout_before_presentation: QByteArray | None = None
@@ -735,6 +739,7 @@ class MainWindow(QMainWindow):
         if r is not None:
             self._apply_pending_query(r)
             self._apply_tour_pending_text()
+            self._pin_tour_baseline()
             # the panels redrew in this event; a zero timer runs once Qt has painted that
             # (posted paint requests go first), and one more after the second pass some plots
             # ask for while painting: then the slow sweep may take the interpreter
@@ -1486,12 +1491,15 @@ class MainWindow(QMainWindow):
         """The person typed or picked a sentence: a tour stop's sentence waiting for the new
         mask's result must not replace it."""
         self._tour_pending_text = None
+        self._tour_pin_text = None
 
     def _on_tour_running(self, running: bool) -> None:
         self.tour_next_action.setEnabled(running)
         self.tour_back_action.setEnabled(running)
         if not running:
             self._tour_pending_text = None
+            self._tour_pin_text = None
+            self._release_tour_baseline()
             self.highlight.highlight(None)
             self.tour_dock.hide()
 
@@ -1503,6 +1511,11 @@ class MainWindow(QMainWindow):
 
     def _on_tour_stop(self, index: int) -> None:
         stop = self.tour.stops[index]
+        # released before a mask change recomputes: a pin under the other mask blocks the
+        # comparison the stop is about
+        if stop.baseline not in ("pin", "keep"):
+            self._release_tour_baseline()
+        self._tour_pin_text = stop.text if stop.baseline == "pin" else None
         if stop.causal is not None and self.causal_action.isChecked() != stop.causal:
             self.causal_action.setChecked(stop.causal)
             # type the text once the result with the new mask is in: the causality panel then
@@ -1530,6 +1543,26 @@ class MainWindow(QMainWindow):
                 dock.show()
             dock.raise_()
         self.highlight.highlight(dock)
+        self._pin_tour_baseline()
+
+    def _pin_tour_baseline(self) -> None:
+        """The causality setup stop compares nothing with what was typed before the tour: its
+        sentence becomes the pinned baseline once computed (with the stop's mask), so the next
+        stop's edit is compared with exactly that sentence."""
+        text, result = self._tour_pin_text, self.state.result
+        if (text is None or result is None or self._tour_pending_text is not None
+                or result.text != text or self.state.text != text
+                or result.trace.causal != self.state.causal):
+            return
+        self._tour_pin_text = None
+        self.state.pin_baseline(True)
+        self._tour_pinned = self.state.pinned
+
+    def _release_tour_baseline(self) -> None:
+        """Release the pin the tour made (a pin the person made since is theirs to keep)."""
+        pinned, self._tour_pinned = self._tour_pinned, None
+        if pinned is not None and self.state.pinned is pinned:
+            self.state.pin_baseline(False)
 
     def _apply_tour_pending_text(self, *, now: bool = False) -> None:
         text = self._tour_pending_text

@@ -64,6 +64,9 @@ class TourStop:
     #: The depth panel's small plot the stop talks about ("norm" or "convergence"): shown
     #: when a short panel has room for only one of them beside u(t).
     depth_plot: str | None = None
+    #: The causality panel's baseline: "pin" pins the stop's sentence once computed, "keep"
+    #: keeps the pin the tour made; any other stop releases it.
+    baseline: str = ""
 
     def title(self, language: str) -> str:
         return self.title_zh if language == "zh" else self.title_en
@@ -347,11 +350,12 @@ STOPS: tuple[TourStop, ...] = (
     TourStop(
         "causal-setup", "causality", _CAUSAL,
         "Causality demo: the setup", "因果性演示：准备",
-        "The tour has typed a sentence. Next it will change only its last word. With the "
-        "causal mask on, what should happen to the rows of the earlier tokens?",
-        "导览已经输入了一句话。下一步只改动最后一个词。在因果掩码开启时，前面那些词元的行"
-        "应该发生什么变化？",
-        step="resid_mlp", text=CAUSAL_TEXT, causal=True),
+        "The tour has typed a sentence and pinned it as the causality panel's baseline. Next "
+        "it will change only its last word. With the causal mask on, what should happen to "
+        "the rows of the earlier tokens?",
+        "导览已经输入了一句话，并把它固定为因果性面板的基线。下一步只改动最后一个词。"
+        "在因果掩码开启时，前面那些词元的行应该发生什么变化？",
+        step="resid_mlp", text=CAUSAL_TEXT, causal=True, baseline="pin"),
     TourStop(
         "causal-edit", "causality", _CAUSAL,
         "Edit the last token: nothing earlier moves", "改最后一个词元：前面纹丝不动",
@@ -360,7 +364,8 @@ STOPS: tuple[TourStop, ...] = (
         "the mask removes exactly those.",
         "每一步中前面的每一行都逐位相同——不是接近，而是完全相同。最后一行之前唯一变化的，"
         "是最后一列的原始分数 q·k，而掩码恰好把它们去掉了。",
-        step="resid_mlp", text=CAUSAL_EDITED, causal=True, badge="EXACT", paper_id="E11"),
+        step="resid_mlp", text=CAUSAL_EDITED, causal=True, badge="EXACT", paper_id="E11",
+        baseline="keep"),
     TourStop(
         "causal-off", "causality", _CAUSAL,
         "Mask off: the future leaks back", "关掉掩码：未来会回流",

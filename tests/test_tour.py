@@ -132,6 +132,37 @@ def test_the_causality_stops_compare_like_with_like_on_the_worker(make_window, q
 
 
 
+def test_the_causality_setup_pins_its_sentence_as_the_baseline(make_window, qtbot):
+    """The setup stop typed its sentence and the causality panel compared it with whatever the
+    class had typed before the tour (a meaningless comparison on screen). The stop now pins
+    its sentence: the panel says so, the next stop's edit is compared with exactly that
+    sentence, and the pin goes when the demo moves on to the mask-off stop or the tour ends."""
+    window = make_window(text="我爱北京天安门")  # typed before the tour (the real worker)
+    panel = window.panels["causalityDock"]
+    keys = [s.key for s in STOPS]
+    window.start_tour(keys.index("causal-setup"))
+    wait_for_text(qtbot, window, CAUSAL_TEXT)
+    qtbot.waitUntil(lambda: window.state.pinned is window.state.result)
+    assert window.state.pinned.text == CAUSAL_TEXT and panel.pin_button.isChecked()
+    assert panel.report is None and "Baseline pinned" in panel.verdict_plain
+    assert "我" not in panel.nothing.text() and "is the baseline now" in panel.nothing.text()
+    window.tour.next()  # the last word changes: compared with the setup's sentence
+    wait_for_text(qtbot, window, CAUSAL_EDITED)
+    assert window.state.result.baseline_tokens == tuple(CAUSAL_TEXT.split())
+    assert panel.baseline_kind == "pinned" and panel.before.text == CAUSAL_TEXT
+    assert "bitwise identical" in panel.verdict_plain
+    window.tour.next()  # mask off: the masked pin would block the comparison, so it goes
+    assert window.state.pinned is None and not panel.pin_button.isChecked()
+    wait_for_text(qtbot, window, CAUSAL_TEXT)
+    qtbot.waitUntil(lambda: window.state.result.causality is not None)
+    assert "release the pin" not in panel.detail.text()
+    window.start_tour(keys.index("causal-setup"))
+    qtbot.waitUntil(lambda: window.state.pinned is not None
+                    and window.state.pinned.text == CAUSAL_TEXT, timeout=5000)
+    window.tour.stop_tour()  # the tour leaves no pin behind
+    assert window.state.pinned is None
+
+
 @pytest.mark.parametrize("start", ["", "   ", "w " * 2100])  # no result comes for these
 def test_a_mask_stop_types_its_sentence_even_when_nothing_is_computed(make_window, qtbot,
                                                                       start):
