@@ -247,6 +247,30 @@ def test_the_colour_key_reads_on_one_line_in_a_classroom_window(make_window, qtb
     assert panel.legend.text().count("■</span>&nbsp;") == 3
 
 
+@pytest.mark.parametrize(("size", "language"), [((1366, 768), "en"), ((1366, 768), "zh"),
+                                               ((1600, 1000), "en"), ((1920, 1080), "zh")])
+def test_the_projection_reading_shows_without_scrolling(make_window, qtbot, size, language,
+                                                         restore_view):
+    """At 1366 x 768 the reading (the distances to LayerNorm's and RMSNorm's sets) sat under
+    the chart, the table and a badge column that made it wrap to twice the lines: the class
+    saw it only after scrolling the panel. Now it shows whole with the panel scrolled to the
+    top, and the chart still starts on screen."""
+    window = make_window(sync=True, text=TEXT, language=language)
+    window.resize(*size)
+    window.apply_default_layout()
+    panel = window.panels["normDock"]
+    qtbot.waitUntil(lambda: abs(window.docks["normDock"].width() - 0.26 * size[0]) < 20)
+    qtbot.wait(50)
+    viewport = panel._scroll.viewport()
+    assert panel._scroll.verticalScrollBar().value() == 0
+    top = panel.proj_title.mapTo(viewport, panel.proj_title.rect().topLeft()).y()
+    bottom = panel.centred_text.mapTo(viewport, panel.centred_text.rect().bottomLeft()).y()
+    assert panel.centred_text.text() and panel.proj_title.isVisible()
+    assert 0 <= top < bottom < viewport.height(), (top, bottom, viewport.height())
+    chart = panel.graph.mapTo(viewport, panel.graph.rect().topLeft()).y()
+    assert 0 <= chart < viewport.height() - 40
+
+
 def test_a_narrow_dock_scrolls_instead_of_cutting_a_number(make_window, qtbot):
     """Narrower than the table (the tour open at 1366 x 768): the columns stay whole and what
     does not fit is a visible scroll bar away (the panel cut its right-hand side unseen)."""

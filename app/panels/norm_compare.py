@@ -63,10 +63,8 @@ COLOURS = {
     "rms": (33, 90, 180),
     "layer": (27, 127, 59),
 }
-EXACT_STYLE = ("QLabel { background: #1b7f3b; color: white; font-weight: bold;"
-               " border-radius: 4px; padding: 1px 6px; }")
-NOT_EXACT_STYLE = ("QLabel { background: #8a8a8a; color: white; font-weight: bold;"
-                   " border-radius: 4px; padding: 1px 6px; }")
+#: badge background: EXACT, anything else
+EXACT_COLOUR, NOT_EXACT_COLOUR = "#1b7f3b", "#8a8a8a"
 
 #: The one-line explanation in both languages (the state's language picks one).
 IDENTITY_TEXT = {
@@ -185,12 +183,30 @@ def _empty_line(line: pg.PlotDataItem) -> None:
         line.setData([], [])
 
 
-def badge(label: QLabel, exact: bool, paper_id: str, other: str) -> None:
-    """EXACT (green) or ``other`` (grey), with the PAPER.md id; style sheets only on change."""
-    text = f"EXACT · {paper_id}" if exact else f"{other} · {paper_id}"
-    if label.text() != text:
-        label.setText(text)
-        label.setStyleSheet(EXACT_STYLE if exact else NOT_EXACT_STYLE)
+class ClaimBadge:
+    """EXACT (green) or another verdict (grey), with the PAPER.md id, drawn at the start of its
+    reading's text: a badge column of its own left the readings ~110 px narrower, so they
+    wrapped to twice the lines and a 1366 x 768 window had to scroll to reach them."""
+
+    def __init__(self) -> None:
+        self._text = ""
+        self.exact = False
+
+    def text(self) -> str:
+        return self._text
+
+    def set(self, exact: bool, paper_id: str, other: str) -> None:
+        self.exact = exact
+        self._text = f"EXACT · {paper_id}" if exact else f"{other} · {paper_id}"
+
+    def html(self) -> str:
+        colour = EXACT_COLOUR if self.exact else NOT_EXACT_COLOUR
+        return (f"<span style='background-color:{colour}; color:white; font-weight:bold'>"
+                f"&nbsp;{self._text.replace(' ', '&nbsp;')}&nbsp;</span>&nbsp; ")
+
+
+def badge(label: ClaimBadge, exact: bool, paper_id: str, other: str) -> None:
+    label.set(exact, paper_id, other)
 
 
 class NormComparePanel(Panel):
@@ -282,13 +298,10 @@ class NormComparePanel(Panel):
         self.proj_title.setWordWrap(True)
         # numbers that change with every edit: see ReflowGuard and StableLabel
         self.ln_text, self.rms_text, self.centred_text = StableLabel(), StableLabel(), StableLabel()
-        self.ln_badge, self.rms_badge, self.centred_badge = QLabel(), QLabel(), QLabel()
+        self.ln_badge, self.rms_badge, self.centred_badge = ClaimBadge(), ClaimBadge(), ClaimBadge()
         self.ln_text.setObjectName("normLnDistance")
         self.rms_text.setObjectName("normRmsDistance")
         self.centred_text.setObjectName("normCentred")
-        self.ln_badge.setObjectName("normLnBadge")
-        self.rms_badge.setObjectName("normRmsBadge")
-        self.centred_badge.setObjectName("normCentredBadge")
         self.match_text = StableLabel()
         self.match_text.setObjectName("normLayerMatch")
         self.match_text.setWordWrap(True)
@@ -314,27 +327,30 @@ class NormComparePanel(Panel):
         self._legend_row = legend_row
         #: True while the "show the layer's RMSNorm·γ" box stands under the key
         self.legend_stacked = False
-        proj = QGridLayout()
-        proj.setHorizontalSpacing(6)
-        proj.setVerticalSpacing(2)
-        proj.addWidget(self.proj_title, 0, 0, 1, 2)
-        for row, (text, bdg) in enumerate(((self.ln_text, self.ln_badge),
-                                           (self.rms_text, self.rms_badge),
-                                           (self.centred_text, self.centred_badge)), start=1):
-            proj.addWidget(bdg, row, 0, Qt.AlignmentFlag.AlignTop)
-            proj.addWidget(ReflowGuard(text), row, 1)
-        proj.setColumnStretch(1, 1)
+        #: the projection reading (distances to the constraint sets), one block
+        self.reading = QWidget()
+        self.reading.setObjectName("normReading")
+        proj = QVBoxLayout(self.reading)
+        proj.setContentsMargins(0, 0, 0, 0)
+        proj.setSpacing(2)
+        proj.addWidget(self.proj_title)
+        for text in (self.ln_text, self.rms_text, self.centred_text):
+            proj.addWidget(ReflowGuard(text))
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(3)
         layout.addLayout(controls)
-        layout.addWidget(self.identity)
+        # the reading first: under the chart and the table, a 1366 x 768 window had to scroll
+        # to reach it; here it shows whole with the chart under it. (A fixed order: moving it
+        # with removeWidget as the dock resized left a dangling widget that crashed
+        # QApplication.allWidgets() at the next theme switch)
+        layout.addWidget(self.reading)
         layout.addWidget(self.graph, 1)
         layout.addLayout(legend_row)
         self._place_controls()
+        layout.addWidget(self.identity)
         layout.addWidget(self.table)
         layout.addWidget(ReflowGuard(self.match_text))
-        layout.addLayout(proj)
         # small docks scroll instead of squashing the chart or cutting the projection lines
         scroll = QScrollArea()
         scroll.setObjectName("normScroll")
@@ -693,14 +709,14 @@ class NormComparePanel(Panel):
         elif eps > 0:
             text += self.tr("; LN with ε = %1 lands %2 off S's nearest point (E8)").replace(
                 "%1", f"{eps:g}").replace("%2", f"{cmp.layer_norm_gap:.2g}")
-        self.ln_text.setText(text)
+        self.ln_text.setText(self.ln_badge.html() + text)
 
         rms_exact = rms.unique and np.isclose(rms.squared_distance,
                                               rms.closed_form_squared_distance,
                                               rtol=1e-9, atol=1e-12)
         badge(self.rms_badge, bool(rms_exact), "E10",
               self.tr("NOT UNIQUE") if not rms.unique else self.tr("CHECK"))
-        self.rms_text.setText(self.tr(
+        self.rms_text.setText(self.rms_badge.html() + self.tr(
             "to the sphere ‖u‖ = √d = %1, RMSNorm's set: <b>%2</b> = √d·|rms − 1| = %3").replace(
             "%1", format_number(float(np.sqrt(d)))).replace(
             "%2", format_number(rms.distance)).replace(
@@ -709,7 +725,7 @@ class NormComparePanel(Panel):
         scale = max(1.0, float(np.linalg.norm(cmp.layer_norm)))
         centred_exact = cmp.centred_gap <= 1e-12 * scale
         badge(self.centred_badge, bool(centred_exact), "E10", self.tr("CHECK"))
-        self.centred_text.setText(self.tr(
+        self.centred_text.setText(self.centred_badge.html() + self.tr(
             "LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm only scales the mean "
             "(mean v = %2, mean of RMSNorm(v) = %3), LN removes it").replace(
             "%1", f"{cmp.centred_gap:.1e}").replace("%2", format_number(mean)).replace(
