@@ -54,6 +54,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPlainTextEdit,
+    QTabBar,
     QTextEdit,
     QWidget,
 )
@@ -1590,10 +1591,21 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self._hide_stale_tab_bars()
         if not self._key_guard_installed:
             self._key_guard_installed = True
             # a zero timer runs after the posted paint events of this event-loop pass
             QTimer.singleShot(0, self, self._install_key_guard)
+
+    def _hide_stale_tab_bars(self) -> None:
+        """A layout applied while the window is hidden (the default one, then the saved one
+        restored over it, at every launch after the first) leaves Qt's tab bar of a group it
+        no longer shows as tabbed visible once the window shows: "Depth time" drawn over the
+        File menu. Qt draws a group's tab bar only when it holds two tabs or more, so a bar
+        of the window's with fewer is stale; Qt shows it again itself if it reuses it."""
+        for bar in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if bar.count() < 2 and not bar.isHidden():
+                bar.hide()
 
     def _install_key_guard(self) -> None:
         QApplication.instance().installEventFilter(self.key_guard)

@@ -207,6 +207,21 @@ def test_layout_is_saved_restored_and_reset(make_window, qtbot):
 
 
 
+def test_a_restored_layout_leaves_no_tab_bar_over_the_window(make_window, qtbot):
+    """From the second launch on, the saved layout is restored over the default one while the
+    window is hidden; Qt then left a one-tab "Depth time" bar drawn over the File menu."""
+    from PySide6.QtWidgets import QApplication, QTabBar
+
+    make_window(sync=True, text="a").save_layout()
+    again = make_window(sync=True, text="a")  # restores the saved layout as it is built
+    for _ in range(3):
+        QApplication.processEvents()
+    stale = [(bar.tabText(0), bar.geometry()) for bar in again.findChildren(QTabBar)
+             if bar.isVisible() and bar.count() < 2 and again.rect().intersects(bar.geometry())]
+    assert not stale
+    assert again.docks["depthDock"].isVisible()
+
+
 @pytest.mark.parametrize("values", ["geometry=hello\nstate=world",
                                     "geometry=@Rect(0 0 10 10)\nstate=@Rect(1 2 3 4)"])
 def test_a_hand_edited_layout_entry_is_ignored(make_window, values):
