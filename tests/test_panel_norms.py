@@ -229,18 +229,23 @@ def test_every_number_of_the_table_is_shown_whole_at_1366_by_768(make_window, qt
     assert t.horizontalScrollBar().maximum() == 0
 
 
+def _panel_in_default_layout(make_window, qtbot, size, language):
+    """The norm panel of a window of ``size`` in ``language``, laid out as on first launch."""
+    window = make_window(sync=True, text=TEXT, language=language)
+    window.resize(*size)
+    window.apply_default_layout()
+    qtbot.waitUntil(lambda: abs(window.docks["normDock"].width() - 0.26 * size[0]) < 20)
+    qtbot.wait(50)
+    return window.panels["normDock"]
+
+
 @pytest.mark.parametrize(("size", "language"), [((1366, 768), "zh"), ((1280, 720), "en")])
 def test_the_colour_key_reads_on_one_line_in_a_classroom_window(make_window, qtbot, size,
                                                                 language, restore_view):
     """The key wrapped beside the layer's box, leaving the blue swatch at the end of one line
     and 'RMSNorm(v)' at the start of the next: the box now goes under a key that would wrap,
     and a swatch is tied to its name."""
-    window = make_window(sync=True, text=TEXT, language=language)
-    window.resize(*size)
-    window.apply_default_layout()
-    panel = window.panels["normDock"]
-    qtbot.waitUntil(lambda: abs(window.docks["normDock"].width() - 0.26 * size[0]) < 20)
-    qtbot.wait(50)
+    panel = _panel_in_default_layout(make_window, qtbot, size, language)
     line = panel.legend.fontMetrics().lineSpacing()
     assert panel.legend.height() < 2 * line
     assert panel.show_layer.geometry().top() >= panel.legend.geometry().bottom()
@@ -255,12 +260,7 @@ def test_the_projection_reading_shows_without_scrolling(make_window, qtbot, size
     the chart, the table and a badge column that made it wrap to twice the lines: the class
     saw it only after scrolling the panel. Now it shows whole with the panel scrolled to the
     top, and the chart still starts on screen."""
-    window = make_window(sync=True, text=TEXT, language=language)
-    window.resize(*size)
-    window.apply_default_layout()
-    panel = window.panels["normDock"]
-    qtbot.waitUntil(lambda: abs(window.docks["normDock"].width() - 0.26 * size[0]) < 20)
-    qtbot.wait(50)
+    panel = _panel_in_default_layout(make_window, qtbot, size, language)
     viewport = panel._scroll.viewport()
     assert panel._scroll.verticalScrollBar().value() == 0
     top = panel.proj_title.mapTo(viewport, panel.proj_title.rect().topLeft()).y()
