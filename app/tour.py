@@ -15,6 +15,7 @@ the dock's widget: the text, the badge and Back / Next.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -66,7 +67,7 @@ class TourStop:
     depth_plot: str | None = None
     #: The causality panel's baseline: "pin" pins the stop's sentence once computed, "keep"
     #: keeps the pin the tour made; any other stop releases it.
-    baseline: str = ""
+    baseline: Literal["", "pin", "keep"] = ""
 
     def title(self, language: str) -> str:
         return self.title_zh if language == "zh" else self.title_en
