@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
+from app.widgets.claim_badge import BADGE_COLOURS
 from app.widgets.controls import sync_combo
 from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only
 from app.widgets.reflow_guard import ReflowGuard
@@ -64,7 +65,7 @@ COLOURS = {
     "layer": (27, 127, 59),
 }
 #: badge background: EXACT, anything else
-EXACT_COLOUR, NOT_EXACT_COLOUR = "#1b7f3b", "#8a8a8a"
+EXACT_COLOUR, NOT_EXACT_COLOUR = BADGE_COLOURS["EXACT"][0], "#8a8a8a"
 
 #: The one-line explanation in both languages (the state's language picks one).
 IDENTITY_TEXT = {
@@ -183,10 +184,11 @@ def _empty_line(line: pg.PlotDataItem) -> None:
         line.setData([], [])
 
 
-class ClaimBadge:
-    """EXACT (green) or another verdict (grey), with the PAPER.md id, drawn at the start of its
-    reading's text: a badge column of its own left the readings ~110 px narrower, so they
-    wrapped to twice the lines and a 1366 x 768 window had to scroll to reach them."""
+class InlineBadge:
+    """EXACT (green) or another verdict (grey), with the PAPER.md id, drawn as rich text at the
+    start of its reading (not app/widgets/claim_badge.py's widget: a badge column of its own
+    left the readings ~110 px narrower, so they wrapped to twice the lines and a 1366 x 768
+    window had to scroll to reach them)."""
 
     def __init__(self) -> None:
         self._text = ""
@@ -203,10 +205,6 @@ class ClaimBadge:
         colour = EXACT_COLOUR if self.exact else NOT_EXACT_COLOUR
         return (f"<span style='background-color:{colour}; color:white; font-weight:bold'>"
                 f"&nbsp;{self._text.replace(' ', '&nbsp;')}&nbsp;</span>&nbsp; ")
-
-
-def badge(label: ClaimBadge, exact: bool, paper_id: str, other: str) -> None:
-    label.set(exact, paper_id, other)
 
 
 class NormComparePanel(Panel):
@@ -298,7 +296,7 @@ class NormComparePanel(Panel):
         self.proj_title.setWordWrap(True)
         # numbers that change with every edit: see ReflowGuard and StableLabel
         self.ln_text, self.rms_text, self.centred_text = StableLabel(), StableLabel(), StableLabel()
-        self.ln_badge, self.rms_badge, self.centred_badge = ClaimBadge(), ClaimBadge(), ClaimBadge()
+        self.ln_badge, self.rms_badge, self.centred_badge = (InlineBadge() for _ in range(3))
         self.ln_text.setObjectName("normLnDistance")
         self.rms_text.setObjectName("normRmsDistance")
         self.centred_text.setObjectName("normCentred")
@@ -698,7 +696,7 @@ class NormComparePanel(Panel):
 
         ln_exact = ln.unique and np.isclose(ln.squared_distance, ln.closed_form_squared_distance,
                                             rtol=1e-9, atol=1e-12)
-        badge(self.ln_badge, bool(ln_exact), "E5",
+        self.ln_badge.set(bool(ln_exact), "E5",
               self.tr("NOT UNIQUE") if not ln.unique else self.tr("CHECK"))
         text = self.tr("to S = {mean 0, variance 1}, LayerNorm's set: <b>%1</b> "
                        "= √(d[(1 − s)² + m²]) = %2").replace(
@@ -714,7 +712,7 @@ class NormComparePanel(Panel):
         rms_exact = rms.unique and np.isclose(rms.squared_distance,
                                               rms.closed_form_squared_distance,
                                               rtol=1e-9, atol=1e-12)
-        badge(self.rms_badge, bool(rms_exact), "E10",
+        self.rms_badge.set(bool(rms_exact), "E10",
               self.tr("NOT UNIQUE") if not rms.unique else self.tr("CHECK"))
         self.rms_text.setText(self.rms_badge.html() + self.tr(
             "to the sphere ‖u‖ = √d = %1, RMSNorm's set: <b>%2</b> = √d·|rms − 1| = %3").replace(
@@ -724,7 +722,7 @@ class NormComparePanel(Panel):
 
         scale = max(1.0, float(np.linalg.norm(cmp.layer_norm)))
         centred_exact = cmp.centred_gap <= 1e-12 * scale
-        badge(self.centred_badge, bool(centred_exact), "E10", self.tr("CHECK"))
+        self.centred_badge.set(bool(centred_exact), "E10", self.tr("CHECK"))
         self.centred_text.setText(self.centred_badge.html() + self.tr(
             "LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm only scales the mean "
             "(mean v = %2, mean of RMSNorm(v) = %3), LN removes it").replace(
