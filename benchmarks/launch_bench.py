@@ -26,8 +26,10 @@ object; sizes are MiB (2^20 bytes).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -164,6 +166,7 @@ def main() -> int:
         build = json.loads(out.strip().splitlines()[-1])
 
     config_dir = tempfile.mkdtemp(prefix="dualview-bench-")
+    atexit.register(shutil.rmtree, config_dir, True)  # the launches' settings: none kept
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DUALVIEW_CONFIG_DIR": config_dir}
     kinds = {"bundle": [str(exe), "--selftest"],
              "source": [sys.executable, "-m", "app", "--selftest"]}
