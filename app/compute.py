@@ -246,8 +246,8 @@ def compute(request: Request) -> Result:
     try:
         tokens = tuple(engine.tokenize(request.text))
         x = _embed_cache.embed(tokens, request.config.hidden_size)
-        # the baseline is the last keystroke's trace: its attention rows before the edit are
-        # reused where their masked scores kept their bits (the same numbers, found faster)
+        # the baseline (the trace on screen, or the pinned one): its attention rows whose
+        # masked scores kept their bits are reused (the same numbers, found faster)
         trace = engine.run_layer(x, request.weights, request.config, causal=request.causal,
                                  reuse=request.baseline)
         levels = StepLevels(trace)
