@@ -650,13 +650,24 @@ def _attention_whole(normed: np.ndarray, weights: LayerWeights, config: Qwen3Con
     n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
     eps = config.rms_norm_eps
     query_proj, key_proj, value_proj = project_qkv(normed, weights, config)
-    query_normed = ops.rms_norm(query_proj.reshape(*lead, t, n_heads, d),
-                                weights["self_attn.q_norm.weight"], eps)  # [..., T, H, d]
-    key_normed = ops.rms_norm(key_proj.reshape(*lead, t, n_kv, d),
-                              weights["self_attn.k_norm.weight"], eps)  # [..., T, Hkv, d]
     tables = _rope_tables(t, d, config.rope_theta)
-    query_states = rope(query_normed.swapaxes(-3, -2), tables)  # [..., H, T, d]
-    key_states = rope(key_normed.swapaxes(-3, -2), tables)  # [..., Hkv, T, d]
+    qkv = query_proj.base  # project_qkv's one product when it ran unshared (a small input)
+    if qkv is not None and qkv is key_proj.base:
+        # q and k are neighbouring columns of it: their heads side by side [..., T, H + Hkv, d]
+        # take q/k-norm and RoPE in one call each, the same numbers per head as a call each
+        # (a toy layer's time is mostly numpy's per-call overhead)
+        both = qkv[..., :(n_heads + n_kv) * d].reshape(*lead, t, n_heads + n_kv, d)
+        normed_both = ops.rms_norm(both, weights.head_norms(), eps)
+        rotated = rope(normed_both.swapaxes(-3, -2), tables)  # [..., H + Hkv, T, d]
+        query_normed, key_normed = normed_both[..., :n_heads, :], normed_both[..., n_heads:, :]
+        query_states, key_states = rotated[..., :n_heads, :, :], rotated[..., n_heads:, :, :]
+    else:
+        query_normed = ops.rms_norm(query_proj.reshape(*lead, t, n_heads, d),
+                                    weights["self_attn.q_norm.weight"], eps)  # [..., T, H, d]
+        key_normed = ops.rms_norm(key_proj.reshape(*lead, t, n_kv, d),
+                                  weights["self_attn.k_norm.weight"], eps)  # [..., T, Hkv, d]
+        query_states = rope(query_normed.swapaxes(-3, -2), tables)  # [..., H, T, d]
+        key_states = rope(key_normed.swapaxes(-3, -2), tables)  # [..., Hkv, T, d]
     value_states = value_proj.reshape(*lead, t, n_kv, d).swapaxes(-3, -2)  # [..., Hkv, T, d]
     repeat = None
     if kv_repeat:

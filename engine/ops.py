@@ -15,10 +15,12 @@ def rms_norm(x: np.ndarray, weight: np.ndarray, eps: float,
              out: np.ndarray | None = None) -> np.ndarray:
     """``weight * x / sqrt(mean(x^2) + eps)`` over the last axis (eps inside the root).
     ``out``: a float64 array of ``x``'s shape to write into (not ``x`` itself), for a float64
-    ``x`` and a weight of at most one axis."""
-    if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and np.ndim(weight) <= 1):
+    ``x`` and a weight of at most one axis or of ``x``'s last axes' shape (one row per head)."""
+    if not (isinstance(x, np.ndarray) and x.dtype == np.float64
+            and (np.ndim(weight) <= 1 or np.shape(weight) == x.shape[x.ndim - np.ndim(weight):])):
         if out is not None:
-            raise ValueError("rms_norm writes into out only for a float64 array and a 1-D weight")
+            raise ValueError("rms_norm writes into out only for a float64 array and a weight "
+                             "of at most x's shape")
         variance = np.add.reduce(x * x, axis=-1, keepdims=True) / np.shape(x)[-1]  # np.mean's
         return weight * (x * (1.0 / np.sqrt(variance + eps)))
     # The same operations as above (x*x and the reduction as np.mean does them, bit for bit),

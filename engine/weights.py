@@ -105,6 +105,12 @@ class LayerWeights(Mapping[str, np.ndarray]):
                 self._tensors[n] = block[start:start + rows]
                 start += rows
             self._stacks[stack] = block
+        self._head_norms = np.concatenate([
+            np.broadcast_to(self._tensors["self_attn.q_norm.weight"],
+                            (config.num_attention_heads, config.head_dim)),
+            np.broadcast_to(self._tensors["self_attn.k_norm.weight"],
+                            (config.num_key_value_heads, config.head_dim))])
+        self._head_norms.setflags(write=False)
 
     @property
     def config(self) -> Qwen3Config:
@@ -131,6 +137,11 @@ class LayerWeights(Mapping[str, np.ndarray]):
         ``self[name]`` is a view of its rows, so the two always agree.
         """
         return self._stacks[stack]
+
+    def head_norms(self) -> np.ndarray:
+        """``[H + Hkv, head_dim]``, read-only: q_norm's weight for each query head, then k_norm's
+        for each kv head (q/k-norm of all heads side by side in one call)."""
+        return self._head_norms
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._tensors)

@@ -16,6 +16,7 @@ from engine import (
     LayerWeights,
     Qwen3Config,
     embed,
+    ops,
     run_layer,
     tokenize,
 )
@@ -285,6 +286,29 @@ def test_run_layer_shapes_and_metadata(toy):
     np.testing.assert_allclose(probs.sum(-1), 1.0, rtol=0, atol=1e-15)
     assert np.all(probs[:, np.triu_indices(t, 1)[0], np.triu_indices(t, 1)[1]] == 0.0)
     assert trace.step("attn_probs").kind == "probability"
+
+
+@pytest.mark.parametrize("head_dim", [4, 32])  # the gathered and the half-slice RoPE
+def test_q_and_k_norm_and_rope_are_each_heads_formula_bit_for_bit(head_dim):
+    # a small input takes q/k-norm and RoPE of all heads side by side in one call each: every
+    # head must still get its own weight and the numbers of a call of its own
+    config = Qwen3Config(hidden_size=24, intermediate_size=16, num_attention_heads=6,
+                         num_key_value_heads=2, head_dim=head_dim)
+    weights = LayerWeights.random(config, 4)
+    t, h, hkv, d, eps = 7, 6, 2, head_dim, config.rms_norm_eps
+    trace = run_layer(embed(list("abcdefg"), 24), weights, config)
+    q_norm = ops.rms_norm(trace["q_proj"].reshape(t, h, d), weights["self_attn.q_norm.weight"],
+                          eps)
+    k_norm = ops.rms_norm(trace["k_proj"].reshape(t, hkv, d),
+                          weights["self_attn.k_norm.weight"], eps)
+    assert np.array_equal(trace["q_norm"], q_norm) and np.array_equal(trace["k_norm"], k_norm)
+    cos, sin = ops.rope_tables(np.arange(t), d, config.rope_theta)
+    assert np.array_equal(trace["q_rope"], ops.apply_rope(q_norm.swapaxes(0, 1), cos, sin))
+    assert np.array_equal(trace["k_rope"], ops.apply_rope(k_norm.swapaxes(0, 1), cos, sin))
+    rows = weights.head_norms()
+    assert rows.shape == (h + hkv, d) and not rows.flags.writeable
+    assert np.array_equal(rows[:h], np.tile(weights["self_attn.q_norm.weight"], (h, 1)))
+    assert np.array_equal(rows[h:], np.tile(weights["self_attn.k_norm.weight"], (hkv, 1)))
 
 
 def test_run_layer_does_not_freeze_the_callers_array(toy):
