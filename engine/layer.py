@@ -717,6 +717,13 @@ def mlp_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3Config)
     return MlpParts(gate, up, gate_act, gated, _sum_in_order(shares))
 
 
+#: What each RMSNorm divides by the root mean square of, for the message at ε = 0 (made once:
+#: the forward runs per keystroke, and most of a toy layer's time is small calls like these).
+_ROW_OF_EMBED, _HEAD_OF_Q, _HEAD_OF_K, _ROW_OF_RESID = (Phrase(text) for text in (
+    "a row of embed", "a head's slice of q_proj", "a head's slice of k_proj",
+    "a row of resid_attn"))
+
+
 def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
              causal: bool, known: ops.Known | None = None) -> list[np.ndarray]:
     """The forward itself, one line per tensor, returning the 23 arrays in step order.
@@ -769,17 +776,17 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     # --- attention sub-step: h = x + A(RMSNorm1(x)) ---
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
     record(normed, norm_bound("input_layernorm.weight", d_model),
-           norm_of=Phrase("a row of embed"), norm_input=hidden_states)
+           norm_of=_ROW_OF_EMBED, norm_input=hidden_states)
     attn = attention_sublayer(normed, w, config, causal, kv_repeat=True, known=known)
     for proj, weight in ((attn.query_proj, "self_attn.q_proj.weight"),
                          (attn.key_proj, "self_attn.k_proj.weight"),
                          (attn.value_proj, "self_attn.v_proj.weight")):
         record(proj, product_bound("input_layernorm", weight, d_model))
     record(attn.query_normed, norm_bound("self_attn.q_norm.weight", d),
-           norm_of=Phrase("a head's slice of q_proj"),
+           norm_of=_HEAD_OF_Q,
            norm_input=steps[2].reshape(t, n_heads, d))
     record(attn.key_normed, norm_bound("self_attn.k_norm.weight", d),
-           norm_of=Phrase("a head's slice of k_proj"),
+           norm_of=_HEAD_OF_K,
            norm_input=steps[3].reshape(t, n_kv, d))
     record(attn.query_states, 2 * bound["q_norm"])  # x·cos ± x'·sin
     record(attn.key_states, 2 * bound["k_norm"])
@@ -795,7 +802,7 @@ def _forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
     # --- MLP sub-step: out = h + M(RMSNorm2(h)) ---
     normed2 = ops.rms_norm(residual_attn, w["post_attention_layernorm.weight"], eps)  # [T, D]
     record(normed2, norm_bound("post_attention_layernorm.weight", d_model),
-           norm_of=Phrase("a row of resid_attn"), norm_input=residual_attn)
+           norm_of=_ROW_OF_RESID, norm_input=residual_attn)
     mlp = mlp_sublayer(normed2, w, config)  # [T, F] each, down [T, D]
     record(mlp.gate, product_bound("post_attention_layernorm", "mlp.gate_proj.weight", d_model))
     record(mlp.up, product_bound("post_attention_layernorm", "mlp.up_proj.weight", d_model))
