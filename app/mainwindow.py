@@ -336,6 +336,10 @@ class MainWindow(QMainWindow):
         self.state.font_scale_changed.connect(self._on_font_scale_changed)
         self.state.presentation_changed.connect(self._on_presentation_changed)
         self.state.language_changed.connect(self._sync_language_actions)
+        # new titles, a new text size or the tour beside the columns: tab titles may not fit
+        self.state.language_changed.connect(self._schedule_tab_title_fit)
+        self.state.font_scale_changed.connect(self._schedule_tab_title_fit)
+        self.tour_dock.visibilityChanged.connect(self._schedule_tab_title_fit)
         self.tour.stop_changed.connect(self._on_tour_stop)
         self.tour.running_changed.connect(self._on_tour_running)
         self.tour_dock.visibilityChanged.connect(self._on_tour_dock_visibility)
@@ -914,6 +918,59 @@ class MainWindow(QMainWindow):
         """The deferred :meth:`stack_columns` (skipped if presentation mode ended meanwhile)."""
         if self.state.presentation:
             self.stack_columns()
+            self._schedule_tab_title_fit()
+
+    def _schedule_tab_title_fit(self, *_args: object) -> None:
+        # deferred: the tab bars take the new titles, font or neighbour only on the next pass
+        if self.state.presentation:
+            QTimer.singleShot(0, self, self.fit_tab_titles)
+
+    def fit_tab_titles(self) -> None:
+        """In presentation mode, widen each column whose tab bar would elide its titles, so a
+        class can read which tab is which ("S…" beside "Lay…" on a 1024 × 768 projector or
+        next to the tour). The width comes from the columns and the tour with room to spare;
+        a column already wide enough is left as it is."""
+        if not self.state.presentation:
+            return
+        bars = [bar for bar in self.findChildren(QTabBar,
+                                                  options=Qt.FindChildOption.FindDirectChildrenOnly)
+                if bar.isVisible() and bar.count() > 1]
+        tops: list[QDockWidget] = []
+        needs: list[int] = []
+        for names in DEFAULT_COLUMNS:
+            docks = [self.docks[n] for n in names if not self.docks[n].isFloating()
+                     and not self.docks[n].visibleRegion().isEmpty()]
+            if not docks:
+                continue
+            top = docks[0]
+            bar = next((b for b in bars if top.windowTitle() in
+                        {b.tabText(i) for i in range(b.count())}), None)
+            tops.append(top)
+            needs.append(max(bar.sizeHint().width() if bar is not None else 0,
+                             top.minimumSizeHint().width()))
+        widths = [top.width() for top in tops]
+        short = sum(max(need - width, 0) for need, width in zip(needs, widths, strict=True))
+        if short <= 0:
+            return
+        spare = [max(width - need, 0) for need, width in zip(needs, widths, strict=True)]
+        touring = self.tour_dock.isVisible() and not self.tour_dock.isFloating()
+        tour_spare = (max(self.tour_dock.width() - self.tour_dock.minimumSizeHint().width(), 0)
+                      if touring else 0)
+        # the tour gives up its room first: the columns hold the panels being shown
+        from_tour = min(short, tour_spare)
+        if from_tour:
+            self.resizeDocks([self.tour_dock], [self.tour_dock.width() - from_tour],
+                             Qt.Orientation.Horizontal)
+        rest = short - from_tour
+        total_spare = sum(spare)
+        targets = []
+        for need, width, room in zip(needs, widths, spare, strict=True):
+            if width < need:
+                targets.append(need)
+            else:  # columns with room to spare give it in proportion
+                give = rest * room // total_spare if total_spare else 0
+                targets.append(width - min(give, room))
+        self.resizeDocks(tops, targets, Qt.Orientation.Horizontal)
 
     def _restore_after_presentation(self) -> None:
         """The dock layout from before presentation mode stacked the columns (unless

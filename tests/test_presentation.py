@@ -7,8 +7,8 @@ import sys
 import pyqtgraph as pg
 import pytest
 from conftest import wait_for_text
-from PySide6.QtGui import QImage, QPalette
-from PySide6.QtWidgets import QApplication, QTabBar
+from PySide6.QtGui import QFontMetrics, QImage, QPalette
+from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionTab, QTabBar
 
 from app import palettes, presentation
 from app.docks import LAYOUT_VERSION
@@ -123,6 +123,46 @@ def test_no_stale_tab_bar_is_drawn_over_the_panels_on_a_compact_screen(make_wind
               if dock.isVisible() and not dock.visibleRegion().isEmpty()]
     assert not [(bar.tabText(0), bar.geometry()) for bar in shown
                 if any(bar.geometry().intersects(panel) for panel in panels)]
+
+
+def elided_tab_titles(window):
+    """The titles of tabs on screen that Qt draws elided: its text rectangle (the style's,
+    as QTabBar::initStyleOption elides it) narrower than the title."""
+    elided = []
+    for bar in window.findChildren(QTabBar):
+        if not (bar.isVisible() and bar.count() > 1
+                and window.rect().intersects(bar.geometry())):
+            continue  # Qt draws a group's bar only with two tabs or more
+        metrics = QFontMetrics(bar.font())
+        for i in range(bar.count()):
+            option = QStyleOptionTab()
+            option.initFrom(bar)
+            option.shape = bar.shape()
+            option.text = bar.tabText(i)
+            option.rect = bar.tabRect(i)
+            room = bar.style().subElementRect(QStyle.SubElement.SE_TabBarTabText, option, bar)
+            if room.width() < metrics.horizontalAdvance(bar.tabText(i)):
+                elided.append((bar.tabText(i), room.width()))
+    return elided
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1024, 768), (1366, 768)])
+def test_tab_titles_are_readable_in_presentation_on_a_small_screen(make_window, qtbot,
+                                                                    monkeypatch, size):
+    """On a 1024 × 768 projector the stacked left column elided "Steps" and "LayerNorm vs
+    RMSNorm" to "St…" and "LayerNorm vs RMSNo…"."""
+    window = make_window(sync=True, text="the cat sat")
+    # full screen on a projector of this size (the offscreen test screen is another size)
+    monkeypatch.setattr(window, "showFullScreen", lambda: window.resize(*size))
+    upper = [window.docks[n] for n in ("stepListDock", "heatmapDock", "attentionDock")]
+    window.presentation_action.trigger()  # both sizes count as compact
+    qtbot.waitUntil(lambda: all(len(window.tabifiedDockWidgets(top)) == 1 for top in upper))
+    assert window.size().toTuple() == size
+    for language in ("en", "zh", "en"):  # switched in presentation mode: new titles
+        window.set_language(language)
+        qtbot.wait(200)  # the titles, the tab bars' layout, then the columns' widths
+        assert not elided_tab_titles(window), (language, elided_tab_titles(window))
+        assert window.size().toTuple() == size
 
 
 def test_f11_pressed_quickly_still_returns_to_the_layout_before(make_window, qtbot, monkeypatch):
