@@ -48,6 +48,7 @@ from app.widgets.plotting import (
     set_points,
 )
 from app.widgets.reflow_guard import ReflowGuard
+from app.widgets.relayout import move_in_grid
 from app.widgets.stable_label import StableLabel
 from engine import STEP_INFO, STEP_NAMES, Step
 from engine.causality import CausalityReport
@@ -392,21 +393,22 @@ class CausalityPanel(Panel):
 
     # ----- a narrow panel: the verdict under the badge and the buttons -----
     def _place_header(self) -> None:
+        """Badge and buttons stay on the first row; the verdict stands between them or under
+        them (moved by its own layout item: see app/widgets/relayout.py)."""
         top = self._top
-        for item in (self.badge, self._verdict_guard):
-            top.removeWidget(item)
-        top.removeItem(self._buttons)
         top.setColumnStretch(1, 1)
-        if self.verdict_below:
-            self._buttons.setDirection(QBoxLayout.Direction.LeftToRight)
-            top.addWidget(self.badge, 0, 0, Qt.AlignmentFlag.AlignVCenter)
-            top.addLayout(self._buttons, 0, 2)
-            top.addWidget(self._verdict_guard, 1, 0, 1, 3)
-        else:
-            self._buttons.setDirection(QBoxLayout.Direction.TopToBottom)
-            top.addWidget(self.badge, 0, 0, Qt.AlignmentFlag.AlignTop)
+        if top.indexOf(self.badge) < 0:  # the first time: every item in its wide place
+            top.addWidget(self.badge, 0, 0)
             top.addWidget(self._verdict_guard, 0, 1)
             top.addLayout(self._buttons, 0, 2)
+        if self.verdict_below:
+            self._buttons.setDirection(QBoxLayout.Direction.LeftToRight)
+            top.setAlignment(self.badge, Qt.AlignmentFlag.AlignVCenter)
+            move_in_grid(top, self._verdict_guard, 1, 0, 1, 3)
+        else:
+            self._buttons.setDirection(QBoxLayout.Direction.TopToBottom)
+            top.setAlignment(self.badge, Qt.AlignmentFlag.AlignTop)
+            move_in_grid(top, self._verdict_guard, 0, 1)
 
     def _arrange_header(self) -> None:
         """Beside the badge and the buttons the verdict kept ~90 px at 1280 x 720 with the tour

@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
+    QSpacerItem,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -56,6 +58,7 @@ from app.widgets.plotting import (
     log_points,
     shows_points,
 )
+from app.widgets.relayout import move_to_box
 from engine.continuous import Convergence
 
 #: (label, seconds for one sweep t = 0 → 1)
@@ -277,7 +280,9 @@ class DepthTimePanel(Panel):
         controls.addWidget(self.play_button, 0, Qt.AlignmentFlag.AlignTop)
         controls.addWidget(self.slider, 1)
         controls.addWidget(self.t_label, 0, Qt.AlignmentFlag.AlignTop)
-        self._controls_stretch = controls.count()  # (a stretch here when the slider has gone)
+        # takes the slider's share of the row when the slider has gone (stretch 0 till then)
+        self._gap = QSpacerItem(0, 0, QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        controls.addItem(self._gap)
         controls.addWidget(self.speed_label, 0, Qt.AlignmentFlag.AlignTop)
         controls.addWidget(self.speed_box, 0, Qt.AlignmentFlag.AlignTop)
         self._controls = controls
@@ -392,14 +397,12 @@ class DepthTimePanel(Panel):
         if alone == self.slider_alone:
             return
         self.slider_alone = alone
+        # moved by its own layout item (see app/widgets/relayout.py)
         if alone:
-            self._controls.removeWidget(self.slider)
-            self._controls.insertStretch(self._controls_stretch - 1, 1)
-            self._slider_row.addWidget(self.slider)
+            move_to_box(self._controls, self.slider, self._slider_row, -1)
         else:
-            self._slider_row.removeWidget(self.slider)
-            self._controls.takeAt(self._controls_stretch - 1)  # the stretch
-            self._controls.insertWidget(1, self.slider, 1)
+            move_to_box(self._slider_row, self.slider, self._controls, 1, stretch=1)
+        self._controls.setStretch(self._controls.indexOf(self._gap), 1 if alone else 0)
 
     def _arrange(self) -> None:
         """Stack the norm curves over the convergence plot, or put them beside u(t) when the

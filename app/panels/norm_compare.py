@@ -46,6 +46,7 @@ from app.widgets.claim_badge import BADGE_COLOURS
 from app.widgets.controls import sync_combo
 from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only
 from app.widgets.reflow_guard import ReflowGuard
+from app.widgets.relayout import move_in_grid
 from app.widgets.stable_label import StableLabel
 from engine.norms import NormComparison, VectorStats, compare_norms, weighted_rms_norm
 
@@ -384,25 +385,27 @@ class NormComparePanel(Panel):
         self.retranslate()
 
     def _place_controls(self) -> None:
+        """Token and the chart's key keep their cells; Vector and the layer's box move beside
+        or under them, by their own layout items (see app/widgets/relayout.py)."""
         grid = self._controls
-        for widget in (self.token_label, self.token_box, self.point_label, self.point_box):
-            grid.removeWidget(widget)
+        if grid.indexOf(self.token_label) < 0:  # the first time: every widget in one row
+            grid.addWidget(self.token_label, 0, 0)
+            grid.addWidget(self.token_box, 0, 1)
+            grid.addWidget(self.point_label, 0, 2)
+            grid.addWidget(self.point_box, 0, 3)
+            self._legend_row.addWidget(self.legend, 0, 0)
+            self._legend_row.addWidget(self.show_layer, 0, 1)
         stacked = self.controls_stacked
-        grid.addWidget(self.token_label, 0, 0)
-        grid.addWidget(self.token_box, 0, 1)
-        grid.addWidget(self.point_label, 1 if stacked else 0, 0 if stacked else 2)
-        grid.addWidget(self.point_box, 1 if stacked else 0, 1 if stacked else 3)
+        move_in_grid(grid, self.point_label, 1 if stacked else 0, 0 if stacked else 2)
+        move_in_grid(grid, self.point_box, 1 if stacked else 0, 1 if stacked else 3)
         for column in range(4):  # the boxes share the spare width (Token's 1 : Vector's 2)
             grid.setColumnStretch(column, 0)
         grid.setColumnStretch(1, 1)
         if not stacked:
             grid.setColumnStretch(3, 2)
         row = self._legend_row
-        for widget in (self.legend, self.show_layer):
-            row.removeWidget(widget)
-        row.addWidget(self.legend, 0, 0)
-        row.addWidget(self.show_layer, 1 if self.legend_stacked else 0,
-                      0 if self.legend_stacked else 1)
+        move_in_grid(row, self.show_layer, 1 if self.legend_stacked else 0,
+                     0 if self.legend_stacked else 1)
         row.setColumnStretch(0, 1)
 
     def _arrange_controls(self) -> None:
