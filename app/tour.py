@@ -459,6 +459,9 @@ class TourPanel(QWidget):
         self.state = state
         self.section = QLabel()
         self.section.setObjectName("tourSection")
+        # wraps rather than hold the tour ~100 px wider than its buttons: on a 1280 px
+        # projector in presentation mode that width squeezed a column's tab titles to "S…"
+        self.section.setWordWrap(True)
         self.title = QLabel()
         self.title.setObjectName("tourTitle")
         self.title.setWordWrap(True)
