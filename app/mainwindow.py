@@ -923,7 +923,41 @@ class MainWindow(QMainWindow):
     def _schedule_tab_title_fit(self, *_args: object) -> None:
         # deferred: the tab bars take the new titles, font or neighbour only on the next pass
         if self.state.presentation:
-            QTimer.singleShot(0, self, self.fit_tab_titles)
+            QTimer.singleShot(0, self, self._fit_presentation)
+
+    def _fit_presentation(self) -> None:
+        self.fit_tour_to_screen()
+        self.fit_tab_titles()
+
+    def fit_tour_to_screen(self) -> None:
+        """In presentation mode, move a tour docked beside the columns below them when the
+        columns and the tour together are wider than the screen (a 1024 × 768 projector): the
+        window would grow past the screen's edge, and with it the tour's Next button. Leaving
+        presentation mode restores the layout from before, tour included."""
+        if (not self.state.presentation or self._layout_before_presentation is None
+                or not self._tour_beside_columns()):
+            return
+        screen = self.screen()
+        if screen is None or self.minimumSizeHint().width() <= screen.availableGeometry().width():
+            return
+        # the columns are the bottom area side by side: the tour goes under all of them
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.tour_dock,
+                           Qt.Orientation.Vertical)
+        self.resizeDocks([self.tour_dock], [self.tour_dock.minimumSizeHint().height()],
+                         Qt.Orientation.Vertical)
+        # it grew past the screen while the tour was beside the columns: back to the screen
+        # once the dock layout has taken the move (its minimum width is stale until then)
+        QTimer.singleShot(0, self, self._back_onto_screen)
+
+    def _back_onto_screen(self) -> None:
+        screen = self.screen()
+        if self.state.presentation and screen is not None \
+                and self.width() > screen.geometry().width():
+            self.setGeometry(screen.geometry())
+
+    def _tour_beside_columns(self) -> bool:
+        return (self.tour_dock.isVisible() and not self.tour_dock.isFloating()
+                and self.dockWidgetArea(self.tour_dock) == Qt.DockWidgetArea.RightDockWidgetArea)
 
     def fit_tab_titles(self) -> None:
         """In presentation mode, widen each column whose tab bar would elide its titles, so a
@@ -953,7 +987,7 @@ class MainWindow(QMainWindow):
         if short <= 0:
             return
         spare = [max(width - need, 0) for need, width in zip(needs, widths, strict=True)]
-        touring = self.tour_dock.isVisible() and not self.tour_dock.isFloating()
+        touring = self._tour_beside_columns()  # (below them it has no width to give)
         tour_spare = (max(self.tour_dock.width() - self.tour_dock.minimumSizeHint().width(), 0)
                       if touring else 0)
         # the tour gives up its room first: the columns hold the panels being shown

@@ -3,12 +3,14 @@
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pyqtgraph as pg
 import pytest
 from conftest import wait_for_text
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFontMetrics, QImage, QPalette
-from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionTab, QTabBar
+from PySide6.QtWidgets import QApplication, QPushButton, QStyle, QStyleOptionTab, QTabBar
 
 from app import palettes, presentation
 from app.docks import LAYOUT_VERSION
@@ -146,6 +148,15 @@ def elided_tab_titles(window):
     return elided
 
 
+def on_projector(window, monkeypatch, size):
+    """``window`` on a screen of ``size``, full screen there (the offscreen test screen is
+    another size): the window's own screen and its full-screen call both say so."""
+    projector = SimpleNamespace(availableGeometry=lambda: QRect(0, 0, *size),
+                                geometry=lambda: QRect(0, 0, *size))
+    monkeypatch.setattr(window, "screen", lambda: projector)
+    monkeypatch.setattr(window, "showFullScreen", lambda: window.resize(*size))
+
+
 @pytest.mark.parametrize(("size", "tour"), [((1280, 720), False), ((1024, 768), False),
                                             ((1366, 768), False), ((1280, 720), True),
                                             ((1366, 768), True)])
@@ -158,8 +169,7 @@ def test_tab_titles_are_readable_in_presentation_on_a_small_screen(make_window, 
     window = make_window(sync=True, text="the cat sat")
     if tour:
         window.start_tour(2)
-    # full screen on a projector of this size (the offscreen test screen is another size)
-    monkeypatch.setattr(window, "showFullScreen", lambda: window.resize(*size))
+    on_projector(window, monkeypatch, size)
     upper = [window.docks[n] for n in ("stepListDock", "heatmapDock", "attentionDock")]
     window.presentation_action.trigger()  # both sizes count as compact
     qtbot.waitUntil(lambda: all(len(window.tabifiedDockWidgets(top)) == 1 for top in upper))
@@ -169,6 +179,37 @@ def test_tab_titles_are_readable_in_presentation_on_a_small_screen(make_window, 
         qtbot.wait(200)  # the titles, the tab bars' layout, then the columns' widths
         assert not elided_tab_titles(window), (language, elided_tab_titles(window))
         assert window.size().toTuple() == size
+
+
+@pytest.mark.parametrize("tour_first", [False, True])
+def test_the_tour_stays_on_a_1024_by_768_projector_in_presentation(make_window, qtbot,
+                                                                   monkeypatch, tour_first):
+    """Beside the three stacked columns the tour made the window 1109 px wide on a 1024 px
+    screen, its Next button past the edge. There it goes below the columns instead, and back
+    beside them when presentation mode ends."""
+    size = (1024, 768)
+    window = make_window(sync=True, text="the cat sat")
+    on_projector(window, monkeypatch, size)
+    upper = [window.docks[n] for n in ("stepListDock", "heatmapDock", "attentionDock")]
+    if tour_first:
+        window.start_tour(2)
+    window.presentation_action.trigger()
+    qtbot.waitUntil(lambda: all(len(window.tabifiedDockWidgets(top)) == 1 for top in upper))
+    if not tour_first:
+        window.start_tour(2)
+    below = Qt.DockWidgetArea.BottomDockWidgetArea
+    qtbot.waitUntil(lambda: window.dockWidgetArea(window.tour_dock) == below)
+    qtbot.wait(100)
+    assert window.size().toTuple() == size
+    next_button = window.tour_panel.findChild(QPushButton, "tourNext")
+    corner = next_button.mapTo(window, next_button.rect().bottomRight())
+    assert next_button.isVisible() and window.rect().contains(corner), corner
+    assert not elided_tab_titles(window)
+    monkeypatch.setattr(window, "showNormal", lambda: window.resize(1600, 1000))
+    window.presentation_action.trigger()
+    beside = Qt.DockWidgetArea.RightDockWidgetArea
+    qtbot.waitUntil(lambda: window.dockWidgetArea(window.tour_dock) == beside)
+    assert window.tour_dock.isVisible()
 
 
 def test_f11_pressed_quickly_still_returns_to_the_layout_before(make_window, qtbot, monkeypatch):
