@@ -57,6 +57,9 @@ class Result:
     entropy: np.ndarray | None = None
     causality: CausalityReport | None = None
     baseline_tokens: tuple[str, ...] = ()
+    #: The weights the trace ran with: a later input is compared with this one only under the
+    #: same weights (a layer's config says nothing of its numbers: layer 3 and 5 share it).
+    weights: LayerWeights | None = None
     compute_ms: float = 0.0
     error: str | None = None
     #: The EngineError's kind and parameters behind ``error`` (engine.errors.MESSAGES), so the
@@ -267,7 +270,7 @@ def compute(request: Request) -> Result:
         request_id=request.request_id, text=request.text, tokens=tokens, trace=trace,
         depth=depth, levels=levels, token_norms=norms, norm_curves=curves, entropy=entropy,
         causality=report, baseline_tokens=request.baseline_tokens if report else (),
-        compute_ms=(time.perf_counter() - start) * 1e3,
+        weights=request.weights, compute_ms=(time.perf_counter() - start) * 1e3,
     )
 
 

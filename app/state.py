@@ -12,6 +12,7 @@ import re
 import time
 from dataclasses import dataclass
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 import engine
@@ -46,6 +47,16 @@ class WeightsSource:
     fingerprint: str
     #: config fields not in the file's config.json, taken from Qwen3's defaults
     assumed: tuple[str, ...] = ()
+
+
+def same_weights(a: LayerWeights, b: LayerWeights) -> bool:
+    """Whether two layers hold the same numbers (the same object, or equal config and
+    tensors, bit for bit)."""
+    if a is b:
+        return True
+    if a.config != b.config:
+        return False
+    return all(np.array_equal(a[name], b[name]) for name in engine.weight_shapes(a.config))
 
 
 class AppState(QObject):
@@ -197,7 +208,11 @@ class AppState(QObject):
         """New layer: random weights from ``seed`` unless real ``weights`` are given (read
         from ``source``, when they came from a file)."""
         # the weights first: if making them fails, the layer on screen stays whole
-        self._weights = weights if weights is not None else LayerWeights.random(config, seed)
+        new = weights if weights is not None else LayerWeights.random(config, seed)
+        # the same numbers again (a session or example with this layer) keep the object: the
+        # causality panel compares an input only with one computed under the same weights
+        if not same_weights(new, self._weights):
+            self._weights = new
         self._weights_source = source if weights is not None else None
         self._config = config
         self._seed = seed
@@ -220,7 +235,9 @@ class AppState(QObject):
             self.result_changed.emit(None)
             return
         base = self._pinned or self._result
-        usable = base is not None and base.ok
+        # another layer of the same shape (layer 5 after layer 3, random after a file) is no
+        # baseline: its equal tokens read "nothing changed", an edit "earlier rows changed"
+        usable = base is not None and base.ok and base.weights is self._weights
         self.pending_id = self._bridge.next_id()
         self._bridge.submit(Request(
             request_id=self.pending_id, text=self._text, config=self._config,

@@ -5,6 +5,7 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from conftest import wait_for_text
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -185,6 +186,38 @@ def test_a_changed_first_token_makes_no_claim_about_earlier_rows(make_window, af
     panel = _edit(window, "a b c", after)  # a new length too
     assert window.state.result.causality.first_changed == 0
     assert "The first token changed: there are no earlier rows" in panel.verdict_plain
+
+
+def test_another_layer_of_the_same_shape_is_no_baseline(make_window):
+    """Layer 5 after layer 3 (same config, other numbers): the same sentence is not "nothing
+    changed", and the next edit is compared under the new layer only."""
+    window = make_window(sync=True, text=DEMO)
+    state, panel = window.state, _panel(window)
+    state.set_model(state.config, seed=1)
+    assert state.result.causality is None
+    assert "No comparison yet" in panel.verdict_plain
+    assert "The layer itself changed" in panel.detail.text()
+    window.editor.set_text(EDITED)
+    assert "Every row before token 5 “words” is bitwise identical" in panel.verdict_plain
+    # the same numbers again (an example session re-making seed 1) keep being compared
+    state.set_model(state.config, seed=1)
+    window.editor.set_text(DEMO)
+    assert "Every row before token 5 “tokens” is bitwise identical" in panel.verdict_plain
+
+
+def test_typing_while_a_new_layer_computes_is_not_compared_with_the_old_one(make_window,
+                                                                            qtbot):
+    """With a big layer the person types before the new layer's first result is in: that
+    request's baseline was the old layer's trace ("earlier rows changed although the mask is
+    on" — the lesson contradicted)."""
+    window = make_window(text=DEMO)
+    state, panel = window.state, _panel(window)
+    state.set_model(state.config, seed=1)
+    window.editor.set_text(EDITED)  # before the seed-1 result of DEMO arrives
+    wait_for_text(qtbot, window, EDITED)
+    assert state.result.causality is None
+    assert "Unexpected" not in panel.verdict_plain
+    assert "No comparison yet" in panel.verdict_plain
 
 
 def test_pinned_baseline_is_compared_until_released(make_window, qtbot):
