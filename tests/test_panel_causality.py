@@ -180,6 +180,22 @@ def test_appending_with_the_mask_off_is_no_rounding_claim(make_window):
     assert " of 22 steps changed rows before k" in panel.detail.text()
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_deleting_the_last_word_with_the_mask_off_names_the_deleted_token(make_window,
+                                                                         language):
+    """k is past the end of the shorter sentence: it read "before token 6 “∅”"."""
+    window = make_window(sync=True, text="x")
+    window.set_language(language)
+    window.causal_action.setChecked(False)
+    panel = _edit(window, DEMO + " again", DEMO)
+    verdict = panel.verdict_plain
+    window.set_language("en")  # (the catalogue is the application's: later windows start in it)
+    assert "∅" not in verdict
+    expected = ("before removed token 6 “again”" if language == "en"
+                else "删去的词元 6 “again” 之前")
+    assert expected in verdict
+
+
 @pytest.mark.parametrize("after", ["z b c d", "z b"])
 def test_a_changed_first_token_makes_no_claim_about_earlier_rows(make_window, after):
     window = make_window(sync=True, text="x")

@@ -790,8 +790,12 @@ class CausalityPanel(Panel):
             self.hint.setText(self._suggestion(causal))
             self.nothing.setText(self._big_hint(causal))
             return
-        k_token = self.tr("token %1 “%2”").replace("%1", str(k)).replace(
-            "%2", self._token(tokens_after, k))
+        if k < len(tokens_after):
+            k_token = self.tr("token %1 “%2”").replace("%1", str(k)).replace(
+                "%2", self._token(tokens_after, k))
+        else:  # the last token(s) deleted: k is past the end, named as it was before
+            k_token = self.tr("removed token %1 “%2”").replace("%1", str(k)).replace(
+                "%2", self._token(tokens_before, k))
         earlier = report.max_earlier_diff
         self.earlier_max = earlier
         if k == 0:

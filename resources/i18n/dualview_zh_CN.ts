@@ -276,6 +276,10 @@
         <translation>词元 %1 “%2”</translation>
     </message>
     <message>
+        <source>removed token %1 “%2”</source>
+        <translation>删去的词元 %1 “%2”</translation>
+    </message>
+    <message>
         <source>appended</source>
         <translation>追加</translation>
     </message>
