@@ -260,6 +260,8 @@ class MainWindow(QMainWindow):
         #: a session's (text, query, head), applied once its text's result with its layer is in
         self._pending_query: tuple[str, int, int] | None = None
         self._tour_pending_text: str | None = None
+        #: a stop's own sentence, typed once its before_text (pending) has been computed
+        self._tour_then_text: str | None = None
         #: a tour stop's sentence to pin as the causality baseline once its result is in
         self._tour_pin_text: str | None = None
         #: the baseline the tour pinned (released when the tour moves on or ends)
@@ -1583,6 +1585,7 @@ class MainWindow(QMainWindow):
         """The person typed or picked a sentence: a tour stop's sentence waiting for the new
         mask's result must not replace it."""
         self._tour_pending_text = None
+        self._tour_then_text = None
         self._tour_pin_text = None
 
     def _on_tour_running(self, running: bool) -> None:
@@ -1590,6 +1593,7 @@ class MainWindow(QMainWindow):
         self.tour_back_action.setEnabled(running)
         if not running:
             self._tour_pending_text = None
+            self._tour_then_text = None
             self._tour_pin_text = None
             self._release_tour_baseline()
             self.highlight.highlight(None)
@@ -1608,11 +1612,17 @@ class MainWindow(QMainWindow):
         if stop.baseline not in ("pin", "keep"):
             self._release_tour_baseline()
         self._tour_pin_text = stop.text if stop.baseline == "pin" else None
+        # Back from the next stop left another sentence in the field: the stop's edit is
+        # compared with its before_text, as when it was reached with Next
+        first, self._tour_then_text = stop.text, None
+        if (stop.before_text is not None and stop.text is not None
+                and self.editor.text() != stop.before_text):
+            first, self._tour_then_text = stop.before_text, stop.text
         if stop.causal is not None and self.causal_action.isChecked() != stop.causal:
             self.causal_action.setChecked(stop.causal)
             # type the text once the result with the new mask is in: the causality panel then
             # compares like with like
-            self._tour_pending_text = stop.text
+            self._tour_pending_text = first
             if self.state.error or not engine.tokenize(self.state.text):
                 # no result is coming for this text (empty, over the cap): nothing to compare
                 # with, so the sentence goes in now (else it stayed pending and later replaced
@@ -1621,6 +1631,9 @@ class MainWindow(QMainWindow):
             elif self.state.result is not None and self.state.result.trace.causal == stop.causal \
                     and self.state.result.text == self.state.text:
                 self._apply_tour_pending_text()
+        elif self._tour_then_text is not None:
+            self._tour_pending_text = first
+            self._apply_tour_pending_text()
         elif stop.text is not None and self.editor.text() != stop.text:
             self.editor.set_text(stop.text)
         if stop.step is not None:
@@ -1667,6 +1680,9 @@ class MainWindow(QMainWindow):
         self._tour_pending_text = None
         if self.editor.text() != text:
             self.editor.set_text(text)
+        if self._tour_then_text is not None:  # the stop's own sentence, once this one is in
+            self._tour_pending_text, self._tour_then_text = self._tour_then_text, None
+            self._apply_tour_pending_text()
 
     # ----- lifetime -----
     def first_result_settled(self) -> bool:

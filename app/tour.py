@@ -61,6 +61,9 @@ class TourStop:
     depth_t: float | None = None
     #: Text to put in the editor on arrival (None: leave what the learner typed).
     text: str | None = None
+    #: The sentence the stop's edit starts from: typed (and computed) first when the field
+    #: holds another, so the stop compares the same pair whether reached by Next or by Back.
+    before_text: str | None = None
     causal: bool | None = None
     #: The depth panel's small plot the stop talks about ("norm" or "convergence"): shown
     #: when a short panel has room for only one of them beside u(t).
@@ -374,7 +377,8 @@ STOPS: tuple[TourStop, ...] = (
         "changes earlier rows too. Press M to turn it back on.",
         "现在掩码关闭了（按 M 键切换）。每个词元都能读到整句话，所以同样的改动也会改变前面的行。"
         "再按 M 重新打开。",
-        step="resid_mlp", text=CAUSAL_TEXT, causal=False, badge="EXACT", paper_id="E11"),
+        step="resid_mlp", text=CAUSAL_TEXT, before_text=CAUSAL_EDITED, causal=False,
+        badge="EXACT", paper_id="E11"),
     TourStop(
         "causal-append", "causality", _CAUSAL,
         "Appending a token", "在末尾追加词元",

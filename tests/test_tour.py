@@ -132,6 +132,29 @@ def test_the_causality_stops_compare_like_with_like_on_the_worker(make_window, q
 
 
 
+@pytest.mark.parametrize("sync", [False, True])
+def test_back_to_the_mask_off_stop_shows_the_same_edit_as_next(make_window, qtbot, sync):
+    """Back from "Appending a token" compared "… tokens again" with "… tokens" (a deleted
+    word, "before token 6 “∅”") under a stop that says the same edit changes earlier rows."""
+    window = make_window(sync=sync, text="x")
+    keys = [s.key for s in STOPS]
+    window.start_tour(keys.index("causal-append"))
+    wait_for_text(qtbot, window, STOPS[keys.index("causal-append")].text)
+    window.tour.back()
+    assert window.tour.stop.key == "causal-off"
+    qtbot.waitUntil(lambda: window.state.result.text == CAUSAL_TEXT
+                    and not window.state.result.trace.causal
+                    and window.state.result.causality is not None, timeout=5000)
+    assert window.editor.text() == CAUSAL_TEXT
+    assert window.state.result.baseline_tokens == tuple(CAUSAL_EDITED.split())
+    report = window.state.result.causality
+    assert report.num_tokens_before == report.num_tokens_after == 6
+    assert report.first_changed == 5 and not report.exact
+    assert "before token 5 “tokens”" in window.panels["causalityDock"].verdict_plain
+    # the field is the learner's again: nothing more is typed
+    assert window._tour_pending_text is None and window._tour_then_text is None
+
+
 def test_the_causality_setup_pins_its_sentence_as_the_baseline(make_window, qtbot):
     """The setup stop typed its sentence and the causality panel compared it with whatever the
     class had typed before the tour (a meaningless comparison on screen). The stop now pins
