@@ -163,12 +163,14 @@ STOPS: tuple[TourStop, ...] = (
        "head above and watch which kv head is shown: K on the left, V on the right.",
        "查询头 h 读取第 ⌊h / G⌋ 个键/值头（每个键值头对应 G 个查询头）。在上方切换头，"
        "看看显示的是哪个键值头：左边是 K，右边是 V。"),
-    _s("attn_scores", _ATT, "10 · attn_scores", "10 · attn_scores：注意力分数",
+    # the next two frame the heatmap: they point at its cells (upper right, grey), which the
+    # attention flow of the last token does not show
+    _s("attn_scores", _H, "10 · attn_scores", "10 · attn_scores：注意力分数",
        "Every query meets every key: S = q kᵀ / √d, a token × token matrix per head. The "
        "future (upper right) is still here — the mask comes next.",
        "每个查询与每个键相遇：S = q kᵀ / √d，每个头一张“词元 × 词元”的矩阵。"
        "未来的位置（右上角）此时还在——掩码在下一步。"),
-    _s("causal_mask", _ATT, "11 · causal_mask", "11 · causal_mask：因果掩码",
+    _s("causal_mask", _H, "11 · causal_mask", "11 · causal_mask：因果掩码",
        "A token may not read the future: every score with key j > query i becomes −∞ (grey "
        "cells). In the continuous view the attention integral only runs over x̃ ≤ x.",
        "词元不能读取未来：所有键 j > 查询 i 的分数都变成 −∞（灰色格子）。在连续视角里，"

@@ -155,6 +155,15 @@ def test_back_to_the_mask_off_stop_shows_the_same_edit_as_next(make_window, qtbo
     assert window._tour_pending_text is None and window._tour_then_text is None
 
 
+def test_a_stop_about_the_heatmaps_cells_frames_the_heatmap():
+    """The scores and mask stops speak of the upper right and the grey cells, and framed the
+    attention flow, which with the last token as query shows no masked cell at all."""
+    for stop in STOPS:
+        if any(w in stop.body_en for w in ("upper right", "grey cells")):
+            assert stop.docks[0] == "heatmapDock", stop.key
+            assert any(w in stop.body_zh for w in ("右上角", "灰色格子")), stop.key
+
+
 def test_the_causality_setup_pins_its_sentence_as_the_baseline(make_window, qtbot):
     """The setup stop typed its sentence and the causality panel compared it with whatever the
     class had typed before the tour (a meaningless comparison on screen). The stop now pins
