@@ -294,7 +294,10 @@ class AppState(QObject):
             self._set_error(result.error or "unknown error", result.error_code,
                             result.error_params)
             return  # the previous result stays on screen
-        first = self._result is None
+        previous = self._result
+        # a query on the last token follows the last token as the sentence grows or shrinks:
+        # that token reads the whole sentence (a query picked earlier in it stays where it is)
+        follow = previous is None or self._query == len(previous.tokens) - 1
         self._result = result
         self._convergence = None
         self._convergence_error = None
@@ -303,8 +306,9 @@ class AppState(QObject):
         # was indexed with the old head: IndexError)
         changed = self._clamp_selection(len(result.tokens),
                                         result.trace.config.num_attention_heads)
-        if first:  # the last token reads the whole sentence: the most telling default query
-            self._query = len(result.tokens) - 1
+        last = len(result.tokens) - 1
+        if follow and (previous is None or self._query != last):
+            self._query = last
             changed = ["query", *(f for f in changed if f != "query")]
         for field in changed:
             self.selection_changed.emit(field)

@@ -77,6 +77,20 @@ def test_selecting_a_query_redraws_the_arcs_without_a_recompute(make_window):
     assert window.state.result is result
 
 
+def test_a_query_on_the_last_token_follows_it_as_the_sentence_changes(make_window):
+    window = make_window(sync=True, text="Hi there")
+    panel = window.panels["attentionDock"]
+    assert window.state.query == 1  # the last token reads the whole sentence
+    window.editor.set_text("Hi there, how are you")
+    assert window.state.query == 5 and panel.shown_query == 5
+    assert panel.query_box.currentIndex() == 5
+    window.editor.set_text("Hi there, how")
+    assert window.state.query == 3 and panel.shown_query == 3
+    window.state.set_query(1)  # a token picked earlier in the sentence stays picked
+    window.editor.set_text("Hi there, how are you")
+    assert window.state.query == 1 and panel.shown_query == 1
+
+
 def test_arc_weights_are_the_attention_row_of_the_head_and_query(make_window):
     window = make_window(sync=True, text=TEXT)
     panel = window.panels["attentionDock"]
