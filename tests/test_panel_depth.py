@@ -596,3 +596,18 @@ def test_the_convergence_axis_titles_fit_their_axes(make_window, qtbot, language
                     and title(lens.plot, "left") != full_lens)
     qtbot.waitUntil(lambda: fits(panel.conv_plot, "bottom") and fits(lens.plot, "left")
                     and fits(lens.plot, "bottom"))
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1280, 720), (1920, 1080)])
+def test_the_sub_step_labels_sit_above_every_curve(make_window, qtbot, size):
+    """A fixed 15 % headroom let the top curve run through "MLP" in a 100 px plot ("MI P")."""
+    window = make_window(sync=True, text="我爱北京天安门")
+    window.resize(*size)
+    qtbot.wait(100)
+    panel = _depth(window)
+    view = panel.norm_plot.getViewBox()
+    top = float(np.max(panel._norms))
+    for t in (0.25, 0.75):  # where the two labels stand
+        highest = view.mapViewToScene(QPointF(t, top)).y()
+        for label in (panel.attn_text, panel.mlp_text):
+            assert label.sceneBoundingRect().bottom() <= highest, (label.toPlainText(), size)

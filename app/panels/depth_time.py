@@ -318,6 +318,7 @@ class DepthTimePanel(Panel):
         #: what the norm plot shows, so an edit that leaves a curve (or the range, the title)
         #: as it was touches nothing: a changed item repaints the whole plot
         self._y_top: float | None = None
+        self._y_max: float | None = None  # the top of ‖u(t)‖'s y range (_fit_norm_range)
         self._title = ""
         self._query_shown: tuple[int, int] | None = None  # (id of the norms array, query)
 
@@ -490,6 +491,8 @@ class DepthTimePanel(Panel):
         self.mlp_text = QuietTextItem(anchor=(0.5, 0.0), color=(215, 120, 30))
         plot.addItem(self.attn_text, ignoreBounds=True)
         plot.addItem(self.mlp_text, ignoreBounds=True)
+        # the band for them depends on the plot's height in pixels
+        plot.getViewBox().sigResized.connect(self._fit_norm_range)
         self.half_line = pg.InfiniteLine(0.5, pen=pg.mkPen((120, 120, 120),
                                                           style=Qt.PenStyle.DashLine))
         plot.addItem(self.half_line)
@@ -684,7 +687,6 @@ class DepthTimePanel(Panel):
         return self.curves
 
     def _draw_norm_curves(self, result: Result) -> None:
-        plot = self.norm_plot
         times, norms = self._norm_times, self._norms
         n_tokens = norms.shape[1]
         if n_tokens <= MAX_COLOURED_CURVES:
@@ -720,10 +722,25 @@ class DepthTimePanel(Panel):
         top = float(norms.max()) if norms.size else 1.0
         if top != self._y_top:
             self._y_top = top
-            plot.setYRange(0.0, top * 1.15 if top > 0 else 1.0, padding=0.02)
-            self.attn_text.setPos(0.25, top * 1.15)
-            self.mlp_text.setPos(0.75, top * 1.15)
+            self._fit_norm_range()
         self._draw_query_curve()
+
+    def _fit_norm_range(self, *_args: object) -> None:
+        """The y range of ‖u(t)‖: the curves, and above them a band as tall as the
+        "attention" / "MLP" labels, so no curve runs through them in a short plot (a fixed 15 %
+        headroom let the top curve cross "MLP" at 100 px, read as "MI P")."""
+        top = self._y_top
+        if top is None:
+            return
+        view_px = self.norm_plot.getViewBox().height()
+        label_px = self.mlp_text.boundingRect().height()
+        share = min(label_px / view_px, 0.5) if view_px > 0 else 0.0  # of the range, labels
+        y_max = top * 1.04 / (1.0 - share) if top > 0 else 1.0
+        if self._y_max != y_max:
+            self._y_max = y_max
+            self.norm_plot.setYRange(0.0, y_max, padding=0.0)
+            self.attn_text.setPos(0.25, y_max)
+            self.mlp_text.setPos(0.75, y_max)
 
     def _draw_query_curve(self) -> None:
         if self._norms is None or self._result is None:
