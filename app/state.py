@@ -12,13 +12,12 @@ import re
 import time
 from dataclasses import dataclass
 
-import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 import engine
 from app.bridge import EngineBridge
 from app.compute import Request, Result, SweepFailed
-from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo
+from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo, ops
 from engine.continuous import Convergence
 from engine.layer import Step
 
@@ -56,7 +55,7 @@ def same_weights(a: LayerWeights, b: LayerWeights) -> bool:
         return True
     if a.config != b.config:
         return False
-    return all(np.array_equal(a[name], b[name]) for name in engine.weight_shapes(a.config))
+    return all(ops.same_bits(a[name], b[name]) for name in engine.weight_shapes(a.config))
 
 
 class AppState(QObject):
@@ -297,7 +296,8 @@ class AppState(QObject):
         previous = self._result
         # a query on the last token follows the last token as the sentence grows or shrinks:
         # that token reads the whole sentence (a query picked earlier in it stays where it is)
-        follow = previous is None or self._query == len(previous.tokens) - 1
+        first = previous is None
+        follow = first or self._query == len(previous.tokens) - 1
         self._result = result
         self._convergence = None
         self._convergence_error = None
@@ -307,7 +307,7 @@ class AppState(QObject):
         changed = self._clamp_selection(len(result.tokens),
                                         result.trace.config.num_attention_heads)
         last = len(result.tokens) - 1
-        if follow and (previous is None or self._query != last):
+        if follow and (first or self._query != last):  # (the first result announces it)
             self._query = last
             changed = ["query", *(f for f in changed if f != "query")]
         for field in changed:

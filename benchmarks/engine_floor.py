@@ -85,25 +85,38 @@ def products_only(x: np.ndarray, weights: LayerWeights,
     return call
 
 
-def one_product_ms(budget: float) -> dict[str, float | None]:
-    """One 64 x 1024 x 3072 product on one thread: numpy's BLAS and torch's."""
-    rng = np.random.default_rng(0)
-    a, w = rng.standard_normal((T, 1024)), rng.standard_normal((3072, 1024))
-    out = np.empty((T, 3072))
-    calls: dict[str, Callable[[], Any]] = {"numpy": lambda: np.matmul(a, w.T, out=out)}
+def one_thread_each(numpy_call: Callable[[], Any], torch_call: Callable[[Any], Callable[[], Any]],
+                    budget: float) -> dict[str, float]:
+    """``engine_bench.median_ms`` of ``numpy_call`` and, when torch is importable, of
+    ``torch_call(torch)``, each library on one thread."""
+    calls: dict[str, Callable[[], Any]] = {"numpy": numpy_call}
     try:
         import torch
     except ImportError:
         torch = None
     if torch is not None:
-        ta, tw = torch.from_numpy(a), torch.from_numpy(w)
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
-        calls["torch"] = lambda: torch.matmul(ta, tw.T)
-    with parallel.single_threaded_blas():
-        figures = engine_bench.median_ms(calls, budget)
-    if torch is not None:
-        torch.set_num_threads(threads)
+        calls["torch"] = torch_call(torch)
+    try:
+        with parallel.single_threaded_blas():
+            return engine_bench.median_ms(calls, budget)
+    finally:
+        if torch is not None:
+            torch.set_num_threads(threads)
+
+
+def one_product_ms(budget: float) -> dict[str, float | None]:
+    """One 64 x 1024 x 3072 product on one thread: numpy's BLAS and torch's."""
+    rng = np.random.default_rng(0)
+    a, w = rng.standard_normal((T, 1024)), rng.standard_normal((3072, 1024))
+    out = np.empty((T, 3072))
+
+    def torch_product(torch: Any) -> Callable[[], Any]:
+        ta, tw = torch.from_numpy(a), torch.from_numpy(w)
+        return lambda: torch.matmul(ta, tw.T)
+
+    figures = one_thread_each(lambda: np.matmul(a, w.T, out=out), torch_product, budget)
     return {"numpy": figures["numpy"], "numpy_min": figures["numpy_min"],
             "torch": figures.get("torch"), "torch_min": figures.get("torch_min")}
 
@@ -112,19 +125,12 @@ def exp_ns_per_element(budget: float) -> dict[str, float | None]:
     """float64 ``exp`` in ns per element, numpy and torch (one thread), on 64 x 3072 values."""
     values = np.random.default_rng(1).standard_normal((T, 3072)) * 4
     out = np.empty_like(values)
-    calls: dict[str, Callable[[], Any]] = {"numpy": lambda: np.exp(values, out=out)}
-    try:
-        import torch
-    except ImportError:
-        torch = None
-    if torch is not None:
+
+    def torch_exp(torch: Any) -> Callable[[], Any]:
         tv, tout = torch.from_numpy(values), torch.from_numpy(np.empty_like(values))
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        calls["torch"] = lambda: torch.exp(tv, out=tout)
-    figures = engine_bench.median_ms(calls, budget)
-    if torch is not None:
-        torch.set_num_threads(threads)
+        return lambda: torch.exp(tv, out=tout)
+
+    figures = one_thread_each(lambda: np.exp(values, out=out), torch_exp, budget)
     per = 1e6 / values.size  # ms per call -> ns per element
     return {"numpy": figures["numpy_min"] * per,
             "torch": figures["torch_min"] * per if "torch_min" in figures else None}
