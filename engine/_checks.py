@@ -4,11 +4,14 @@ to pass, not an AttributeError or a numpy error from deep inside."""
 from __future__ import annotations
 
 import math
+import os
+import stat
+from typing import BinaryIO
 
 import numpy as np
 
 from engine.config import Qwen3Config
-from engine.errors import EngineError
+from engine.errors import EngineError, Phrase
 
 
 def as_array(x: object, name: str) -> np.ndarray:
@@ -41,3 +44,30 @@ def real(value: object, name: str, *, low: float | None = None, strict: bool = F
         raise EngineError("below_limit", name=name, op=">" if strict else ">=", low=low,
                           value=value)
     return value
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened for binary reading, refused with an EngineError unless it is a regular
+    file once links are resolved.
+
+    Every file loader opens through here, so none can be handed something that never ends
+    (a symlink to ``/dev/zero``) or blocks forever (a FIFO with no writer). The file is opened
+    without blocking and checked on the open descriptor, not on the name: nothing can swap the
+    file between the check and the read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise EngineError("file_missing", path=path) from None
+    except OSError as exc:
+        raise EngineError("file_unreadable", path=path, reason=exc.strerror or exc) from None
+    except ValueError as exc:  # a NUL inside the name
+        raise EngineError("file_unreadable", path=path, reason=exc) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise EngineError("file_unreadable", path=path, reason=Phrase("not a regular file"))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

@@ -19,13 +19,13 @@ import json
 import math
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
 
+from engine._checks import open_regular
 from engine.config import Qwen3Config
 from engine.errors import EngineError, Phrase
 from engine.weights import WEIGHT_NAMES, LayerWeights, weight_shapes
@@ -64,31 +64,35 @@ class LoadedLayer:
 
 
 @dataclass(frozen=True)
-class _Entry:
-    dtype: str
+class TensorEntry:
+    """One tensor of a safetensors file as its header describes it (checked)."""
+
+    dtype: str  # the safetensors name ("BF16", "F32", ...); maybe one this app cannot read
     shape: tuple[int, ...]
-    begin: int  # absolute offsets in the file
+    begin: int  # absolute offsets in the file: the tensor's bytes are [begin, end)
     end: int
 
 
-def _is_npz(path: str | os.PathLike[str]) -> bool:
+_Entry = TensorEntry  # (the name this module used before)
+
+
+def _is_npz(handle: BinaryIO, path: str | os.PathLike[str]) -> bool:
+    """Whether the open file starts like a zip archive (then rewound)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the read forever
-            raise EngineError("file_unreadable", path=path, reason=Phrase("not a regular file"))
-        with open(path, "rb") as handle:
-            return handle.read(4) == _ZIP_MAGIC
-    except FileNotFoundError:
-        raise EngineError("file_missing", path=path) from None
+        magic = handle.read(4)
+        handle.seek(0)
     except OSError as exc:
         raise EngineError("file_unreadable", path=path, reason=exc.strerror or exc) from None
+    return magic == _ZIP_MAGIC
 
 
 def layer_indices(path: str | os.PathLike[str]) -> tuple[int, ...]:
     """The decoder layers a file holds (``model.layers.N.``), ascending; an ``.npz`` of
     :meth:`LayerWeights.save` holds one, layer 0."""
-    if _is_npz(path):
-        return (0,)
-    entries = _read_header(path)
+    with open_regular(path) as handle:
+        if _is_npz(handle, path):
+            return (0,)
+        entries = read_header(handle, path)
     layers = sorted({int(m.group(1)) for m in map(_LAYER_NAME.match, entries) if m})
     if not layers:
         raise EngineError("st_no_layers", path=path)
@@ -102,16 +106,21 @@ def load_layer(path: str | os.PathLike[str], layer: int = 0, *,
     any of its numbers is read."""
     if isinstance(layer, bool) or not isinstance(layer, int) or layer < 0:
         raise EngineError("whole_at_least", name="layer", low=0, value=layer)
-    if _is_npz(path):
+    with open_regular(path) as handle:
+        return _load_layer(handle, path, layer, max_weights)
+
+
+def _load_layer(handle: BinaryIO, path: str | os.PathLike[str], layer: int,
+                max_weights: int | None) -> LoadedLayer:
+    if _is_npz(handle, path):
         if layer != 0:
             raise EngineError("st_layer_absent", path=path, layer=layer, layers="0")
-        weights = LayerWeights.load(path)
-        _check_size(weights.config, max_weights)
+        weights = LayerWeights.read(handle, path, max_weights=max_weights)
         digest = hashlib.sha256()
         for name in WEIGHT_NAMES:
             digest.update(weights[name].tobytes())
         return LoadedLayer(weights, os.fspath(path), 0, (), digest.hexdigest())
-    entries = _read_header(path)
+    entries = read_header(handle, path)
     present = sorted({int(m.group(1)) for m in map(_LAYER_NAME.match, entries) if m})
     if not present:
         raise EngineError("st_no_layers", path=path)
@@ -142,9 +151,8 @@ def load_layer(path: str | os.PathLike[str], layer: int = 0, *,
     digest = hashlib.sha256()
     tensors: dict[str, np.ndarray] = {}
     try:
-        with open(path, "rb") as handle:
-            for name in WEIGHT_NAMES:
-                tensors[name] = _read_tensor(handle, name, mine[name], path, digest)
+        for name in WEIGHT_NAMES:
+            tensors[name] = _read_tensor(handle, name, mine[name], path, digest)
     except OSError as exc:
         raise EngineError("file_unreadable", path=path, reason=exc.strerror or exc) from None
     weights = LayerWeights(tensors, config)  # float64, finite: names a tensor that is not
@@ -164,35 +172,78 @@ def _ranges(values: list[int]) -> str:
     return ", ".join(map(str, values))
 
 
-def _read_header(path: str | os.PathLike[str]) -> dict[str, _Entry]:
-    """Every tensor's entry, checked: a known layout, offsets inside the file."""
+def safetensors_header(path: str | os.PathLike[str]) -> dict[str, TensorEntry]:
+    """:func:`read_header` of the file at ``path`` (a regular file, opened without blocking)."""
+    with open_regular(path) as handle:
+        return read_header(handle, path)
+
+
+_read_header = safetensors_header  # (the name this module used before)
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json's object hook: a name given twice is refused (``json`` would keep the last)."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _Duplicate(key)
+        result[key] = value
+    return result
+
+
+def read_header(handle: BinaryIO, path: str | os.PathLike[str]) -> dict[str, TensorEntry]:
+    """Every tensor's entry of the safetensors file open in ``handle``, checked as the format
+    itself (the reference ``safetensors`` crate) checks a file, before any number is read.
+
+    Only the 8-byte length and the header are read. The header must be at most
+    :data:`MAX_HEADER_BYTES` of UTF-8 JSON, one object with each name once; ``__metadata__``,
+    if there, maps text to text; every other entry has a dtype name, a shape of whole numbers
+    >= 0 and ``data_offsets`` ``[begin, end]``, whole numbers with ``begin <= end``, as many
+    bytes as shape x dtype (for every dtype the format defines). Sorted by offset, the
+    tensors must tile the data section exactly, from 0 to the end of the file: no two share a
+    byte and no byte belongs to none. Raises :class:`EngineError` (``st_*`` codes) naming
+    ``path`` and what is wrong; offsets in the result are absolute in the file.
+    """
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            head = handle.read(8)
-            if len(head) < 8:
-                raise EngineError("st_truncated", path=path)
-            length = int.from_bytes(head, "little")
-            if length > MAX_HEADER_BYTES or length < 2:
-                raise EngineError("st_not_safetensors", path=path)
-            first = handle.read(1)
-            if first != b"{":  # the format's header is a JSON object
-                raise EngineError("st_not_safetensors", path=path)
-            if 8 + length > size:
-                raise EngineError("st_truncated", path=path)
-            raw = first + handle.read(length - 1)
-    except FileNotFoundError:
-        raise EngineError("file_missing", path=path) from None
+        size = os.fstat(handle.fileno()).st_size
+        handle.seek(0)
+        head = handle.read(8)
+        if len(head) < 8:
+            raise EngineError("st_truncated", path=path)
+        length = int.from_bytes(head, "little")
+        if length > MAX_HEADER_BYTES or length < 2:
+            raise EngineError("st_not_safetensors", path=path)
+        first = handle.read(1)
+        if first != b"{":  # the format's header is a JSON object
+            raise EngineError("st_not_safetensors", path=path)
+        if 8 + length > size:
+            raise EngineError("st_truncated", path=path)
+        raw = first + handle.read(length - 1)
     except OSError as exc:
         raise EngineError("file_unreadable", path=path, reason=exc.strerror or exc) from None
+    if len(raw) != length:  # (the file shrank since its size was read)
+        raise EngineError("st_truncated", path=path)
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates)
+    except _Duplicate as dup:
+        raise EngineError("st_duplicate", path=path, name=dup.key) from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise EngineError("st_bad_header", path=path, reason=exc) from None
     if not isinstance(header, dict):
         raise EngineError("st_bad_header", path=path, reason=Phrase("not a JSON object"))
+    metadata = header.get("__metadata__")
+    if metadata is not None and not (isinstance(metadata, dict) and all(
+            isinstance(v, str) for v in metadata.values())):
+        raise EngineError("st_bad_header", path=path,
+                          reason=Phrase("__metadata__ is not a map of text to text"))
     data_start, data_size = 8 + length, size - 8 - length
-    entries: dict[str, _Entry] = {}
+    entries: dict[str, TensorEntry] = {}
     for name, info in header.items():
         if name == "__metadata__":
             continue
@@ -200,39 +251,67 @@ def _read_header(path: str | os.PathLike[str]) -> dict[str, _Entry]:
         if entry.end > data_size:
             raise EngineError("st_outside", path=path, name=name, end=entry.end,
                               size=data_size)
-        entries[name] = _Entry(entry.dtype, entry.shape, data_start + entry.begin,
-                               data_start + entry.end)
-    return entries
+        entries[name] = entry
+    _check_tiling(entries, data_size, path)
+    return {name: TensorEntry(e.dtype, e.shape, data_start + e.begin, data_start + e.end)
+            for name, e in entries.items()}
 
 
-def _entry(name: str, info: object, path: str | os.PathLike[str]) -> _Entry:
+def _check_tiling(entries: dict[str, TensorEntry], data_size: int,
+                  path: str | os.PathLike[str]) -> None:
+    """The tensors, sorted by offsets, follow each other from byte 0 to ``data_size``
+    (offsets relative to the data section), as the safetensors crate requires."""
+    reached, last = 0, ""
+    for name, entry in sorted(entries.items(), key=lambda item: (item[1].begin, item[1].end)):
+        if entry.begin < reached:
+            raise EngineError("st_overlap", path=path, name=name, other=last,
+                              begin=entry.begin, end=min(entry.end, reached))
+        if entry.begin > reached:
+            raise EngineError("st_gap", path=path, begin=reached, end=entry.begin)
+        reached, last = entry.end, name
+    if reached != data_size:
+        raise EngineError("st_gap", path=path, begin=reached, end=data_size)
+
+
+#: Bits per element of every dtype the safetensors format defines (the crate's ``Dtype``).
+DTYPE_BITS: dict[str, int] = {
+    "BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8, "F8_E5M2": 8,
+    "F8_E4M3": 8, "F8_E8M0": 8, "I16": 16, "U16": 16, "F16": 16, "BF16": 16, "I32": 32,
+    "U32": 32, "F32": 32, "C64": 64, "F64": 64, "I64": 64, "U64": 64,
+}
+
+
+def _entry(name: str, info: object, path: str | os.PathLike[str]) -> TensorEntry:
     def whole(value: object) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
     if not isinstance(info, dict):
         raise EngineError("st_bad_entry", path=path, name=name)
     dtype, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
-    if (not isinstance(dtype, str) or not isinstance(shape, list)
+    if (not isinstance(dtype, str) or dtype not in DTYPE_BITS or not isinstance(shape, list)
             or not all(whole(n) for n in shape) or not isinstance(offsets, list)
             or len(offsets) != 2 or not all(whole(n) for n in offsets)
             or offsets[0] > offsets[1]):
         raise EngineError("st_bad_entry", path=path, name=name)
     begin, end = offsets
-    dt = DTYPES.get(dtype)
-    if dt is not None and end - begin != math.prod(shape) * dt.itemsize:
+    bits = math.prod(shape) * DTYPE_BITS[dtype]
+    if bits % 8 or end - begin != bits // 8:
         raise EngineError("st_size_mismatch", path=path, name=name, shape=tuple(shape),
                           dtype=dtype, nbytes=end - begin)
-    return _Entry(dtype, tuple(shape), begin, end)
+    return TensorEntry(dtype, tuple(shape), begin, end)
 
 
-def _read_tensor(handle: BinaryIO, name: str, entry: _Entry, path: str | os.PathLike[str],
-                 digest: Any) -> np.ndarray:
-    """One tensor's numbers, exactly, as float32 or float64 (LayerWeights widens them)."""
+def read_tensor(handle: BinaryIO, entry: TensorEntry, path: str | os.PathLike[str],
+                digest: Any = None) -> np.ndarray:
+    """One tensor's numbers, exactly, as float32 or float64 (bf16 widened to the float32 it
+    is the top half of); ``entry.dtype`` must be one of :data:`DTYPES`. Reads only
+    ``[entry.begin, entry.end)``; ``digest`` (a hashlib object), if given, is fed the bytes."""
     raw = np.empty(entry.end - entry.begin, dtype=np.uint8)
     handle.seek(entry.begin)
     if handle.readinto(memoryview(raw)) != raw.size:  # (the file shrank since its header)
         raise EngineError("st_truncated", path=path)
-    digest.update(raw)
+    if digest is not None:
+        digest.update(raw)
     numbers = raw.view(DTYPES[entry.dtype]).reshape(entry.shape)
     if entry.dtype == "BF16":
         # bf16 is float32's top half: shifted into place it is that float32 exactly
@@ -240,22 +319,32 @@ def _read_tensor(handle: BinaryIO, name: str, entry: _Entry, path: str | os.Path
     return numbers
 
 
+def _read_tensor(handle: BinaryIO, name: str, entry: TensorEntry, path: str | os.PathLike[str],
+                 digest: Any) -> np.ndarray:
+    return read_tensor(handle, entry, path, digest)
+
+
 def _config_json(path: str | os.PathLike[str]) -> tuple[dict[str, float], tuple[str, ...]]:
     """``rms_norm_eps`` / ``rope_theta`` from ``config.json`` beside the file, and the names
     of those taken from Qwen3's defaults instead."""
     found: dict[str, Any] = {}
     side = Path(path).with_name("config.json")
-    if side.is_file():
+    if os.path.lexists(side):
         try:
-            if side.stat().st_size > _MAX_CONFIG_JSON:
-                raise EngineError("st_bad_config_json", path=side,
-                                  reason=Phrase("far too large for a config.json"))
-            data = json.loads(side.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, RecursionError) as exc:
-            raise EngineError("st_bad_config_json", path=side, reason=exc) from None
-        except ValueError as exc:
-            if isinstance(exc, EngineError):
-                raise
+            with open_regular(side) as handle:
+                raw = handle.read(_MAX_CONFIG_JSON + 1)  # (never more, whatever it is)
+        except EngineError as exc:
+            reason = exc.params.get("reason", exc)
+            raise EngineError("st_bad_config_json", path=side, reason=reason) from None
+        except OSError as exc:
+            raise EngineError("st_bad_config_json", path=side,
+                              reason=exc.strerror or exc) from None
+        if len(raw) > _MAX_CONFIG_JSON:
+            raise EngineError("st_bad_config_json", path=side,
+                              reason=Phrase("far too large for a config.json"))
+        try:
+            data = json.loads(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise EngineError("st_bad_config_json", path=side, reason=exc) from None
         if not isinstance(data, dict):
             raise EngineError("st_bad_config_json", path=side, reason=Phrase("not a JSON object"))

@@ -103,6 +103,16 @@ MESSAGES: dict[str, str] = {
     "file_objects": "{path}: {name} holds Python objects; only numbers are read",
     "file_config_not_json": "{path}: the layer config is not JSON text",
     "file_cut_short": "{path}: {name} is cut short",
+    "npz_damaged": "{path}: {name} is damaged ({reason}); copy the file again",
+    "npz_twice": "{path} holds {name} twice; a file of LayerWeights.save holds each once",
+    "npz_encrypted": "{path}: {name} is encrypted; this app reads files without a password, "
+                     "as LayerWeights.save writes them",
+    "npz_method": "{path}: {name} is compressed with zip method {method}; this app reads "
+                  "stored or deflated members (numpy.savez, numpy.savez_compressed)",
+    "npz_inflates": "{path}: {name} claims {size} bytes from {compressed} compressed bytes, "
+                    "more than deflate can give; the file is damaged",
+    "npz_size": "{path}: {name} is cut short or damaged: it holds {size} bytes, but its "
+                "header (shape {shape}, {dtype}) needs {needed}",
     # checkpoints: safetensors files (engine.checkpoint)
     "st_truncated": "{path} is cut short: it ends before the data its header describes; "
                     "copy the file again",
@@ -112,6 +122,11 @@ MESSAGES: dict[str, str] = {
                     "shape and two data offsets)",
     "st_outside": "{path}: {name}'s data would end at byte {end} of the data, but there are "
                   "only {size} bytes; the file is cut short or damaged",
+    "st_duplicate": "{path}: the safetensors header names {name} twice; the file is damaged",
+    "st_overlap": "{path}: {name} and {other} share bytes {begin}–{end} of the data; the file "
+                  "is damaged",
+    "st_gap": "{path}: bytes {begin}–{end} of the data belong to no tensor; the file is "
+              "damaged or was not written as a safetensors file",
     "st_size_mismatch": "{path}: {name} claims shape {shape} in {dtype} but holds {nbytes} "
                         "bytes",
     "st_dtype": "{name} is stored as {dtype}; this app reads {supported}",
@@ -188,6 +203,7 @@ PHRASES: frozenset[str] = frozenset({
     "the block's first LayerNorm", "the block's second LayerNorm",
     "not an .npz archive", "a tensor too large for memory",
     "not a JSON object", "far too large for a config.json", "not a regular file",
+    "__metadata__ is not a map of text to text",
 })
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
+import struct
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
@@ -13,7 +15,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from engine._checks import as_array, check_config
+from engine._checks import as_array, check_config, open_regular
 from engine.config import Qwen3Config
 from engine.errors import EngineError, Phrase
 
@@ -201,35 +203,69 @@ class LayerWeights(Mapping[str, np.ndarray]):
             raise
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> LayerWeights:
-        """Read a file written by :meth:`save`; anything else raises :class:`EngineError`.
+    def load(cls, path: str | os.PathLike[str], *,
+             max_weights: int | None = None) -> LayerWeights:
+        """Read a file written by :meth:`save`; anything else raises :class:`EngineError`
+        that names the file and what is wrong with it (never a zip, zlib or numpy error).
 
-        The config is read first, then every member's name, shape and dtype from its header, and
-        only then the numbers: a small file cannot make this allocate more than the layer's
-        weights (a member's header may claim terabytes; a compressed member may inflate)."""
+        Only a regular file is opened (see :func:`engine._checks.open_regular`). The config
+        is read first, then every member's zip entry and ``.npy`` header (name, dtype, shape,
+        declared size) are checked, and only then are numbers read, each member exactly the
+        bytes its header declares: a small file cannot make this allocate more than the
+        layer's own weights (a header may claim terabytes, a compressed member may inflate).
+        ``max_weights`` refuses a larger layer before the first number is read.
+        """
+        with open_regular(path) as handle:
+            return cls.read(handle, path, max_weights=max_weights)
+
+    @classmethod
+    def read(cls, handle: IO[bytes], path: str | os.PathLike[str], *,
+             max_weights: int | None = None) -> LayerWeights:
+        """:meth:`load` from ``handle``, a regular file opened for binary reading (``path``
+        names it in messages)."""
+        size = os.fstat(handle.fileno()).st_size
+        name = ""  # the member being read, for the message if the archive fails under it
         try:
-            with zipfile.ZipFile(path) as archive:
-                members = {name.removesuffix(".npy"): name for name in archive.namelist()}
+            with zipfile.ZipFile(handle) as archive:
+                members = _members(archive, size, path)
+                name = _CONFIG_KEY
                 config = _read_config(archive, members, path)
                 shapes = weight_shapes(config)
                 unexpected = sorted(set(members) - set(shapes) - {_CONFIG_KEY})
                 if unexpected:
                     raise EngineError("file_unexpected", path=path,
                                       names=", ".join(unexpected))
-                arrays = {}
-                for name, shape in shapes.items():
-                    if name not in members:
-                        continue  # LayerWeights names what is missing
+                count = sum(math.prod(s) for s in shapes.values())
+                if max_weights is not None and count > max_weights:
+                    raise EngineError("st_too_large", count=f"{count:,}",
+                                      limit=f"{max_weights:,}")
+                present = [n for n in shapes if n in members]  # LayerWeights names the rest
+                for name in present:  # every header checked before the first number is read
                     with archive.open(members[name]) as member:
-                        arrays[name] = _read_member(member, name, shape, path)
+                        _read_header(member, name, shapes[name], path, members[name])
+                arrays = {}
+                for name in present:
+                    with archive.open(members[name]) as member:
+                        arrays[name] = _read_member(member, name, shapes[name], path,
+                                                    members[name])
         except EngineError:
             raise  # (a ValueError: said in words already)
-        except FileNotFoundError:
-            raise EngineError("file_missing", path=path) from None
-        except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error,
-                MemoryError) as exc:
+        except _DAMAGED as exc:
+            if name and not isinstance(exc, MemoryError):
+                raise EngineError("npz_damaged", path=path, name=name,
+                                  reason=str(exc) or type(exc).__name__) from None
             raise EngineError("file_unreadable", path=path, reason=_reason(exc)) from None
         return cls(arrays, config)
+
+
+#: What the zip, zlib and .npy readers raise for a damaged file (besides EngineError, for
+#: what is checked first): zipfile's BadZipFile, RuntimeError and NotImplementedError (an
+#: encrypted member, an unknown method: refused before they are met, kept as a backstop),
+#: zlib.error and EOFError (a damaged or short deflate stream), OSError, ValueError (a
+#: damaged header, a bad name), struct.error, RecursionError (a RuntimeError) and
+#: MemoryError from an .npy header's Python literal, OverflowError from a huge number there.
+_DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError,
+            struct.error, MemoryError, OverflowError)
 
 
 def _reason(exc: BaseException) -> str:
@@ -240,12 +276,47 @@ def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _read_config(archive: zipfile.ZipFile, members: dict[str, str],
+#: A deflate stream inflates at most 1032-fold (a 258-byte match in two bits); a member whose
+#: declared size is more than that lies about it (plus slack for the stream's framing).
+_MAX_INFLATION = 1032
+_INFLATION_SLACK = 1024
+#: Zip flag bits: encrypted (0), compressed patched data (5), strong encryption (6).
+_UNREADABLE_FLAGS = 0x1 | 0x20 | 0x40
+_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
+
+
+def _members(archive: zipfile.ZipFile, size: int,
+             path: str | os.PathLike[str]) -> dict[str, zipfile.ZipInfo]:
+    """Each member by its name without ``.npy``, its zip entry checked: readable without a
+    password, stored or deflated (what ``numpy.savez`` and ``savez_compressed`` write), its
+    compressed bytes inside the file and its declared size one deflate can give."""
+    members: dict[str, zipfile.ZipInfo] = {}
+    for info in archive.infolist():
+        name = info.filename.removesuffix(".npy")
+        if name in members:
+            raise EngineError("npz_twice", path=path, name=name)
+        if info.flag_bits & _UNREADABLE_FLAGS:
+            raise EngineError("npz_encrypted", path=path, name=name)
+        if info.compress_type not in _METHODS:
+            raise EngineError("npz_method", path=path, name=name, method=info.compress_type)
+        stored = info.compress_type == zipfile.ZIP_STORED
+        if info.header_offset + info.compress_size > size or (
+                stored and info.compress_size != info.file_size):
+            raise EngineError("file_cut_short", path=path, name=name)
+        if info.file_size > _MAX_INFLATION * info.compress_size + _INFLATION_SLACK:
+            raise EngineError("npz_inflates", path=path, name=name, size=f"{info.file_size:,}",
+                              compressed=f"{info.compress_size:,}")
+        members[name] = info
+    return members
+
+
+def _read_config(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo],
                  path: str | os.PathLike[str]) -> Qwen3Config:
     if _CONFIG_KEY not in members:
         raise EngineError("file_no_config", path=path)
-    with archive.open(members[_CONFIG_KEY]) as member:
-        raw = _read_member(member, _CONFIG_KEY, None, path)
+    info = members[_CONFIG_KEY]
+    with archive.open(info) as member:
+        raw = _read_member(member, _CONFIG_KEY, None, path, info)
     try:
         return Qwen3Config.from_dict(json.loads(raw.tobytes()))
     except (UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
@@ -256,9 +327,12 @@ def _read_config(archive: zipfile.ZipFile, members: dict[str, str],
 _MAX_CONFIG_BYTES = 1 << 16
 
 
-def _read_member(member: IO[bytes], name: str, shape: tuple[int, ...] | None,
-                 path: str | os.PathLike[str]) -> np.ndarray:
-    """One ``.npy`` member, its header checked before any number is read (no pickle)."""
+def _read_header(member: IO[bytes], name: str, shape: tuple[int, ...] | None,
+                 path: str | os.PathLike[str],
+                 info: zipfile.ZipInfo) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
+    """A member's ``.npy`` header, checked against what the member may be (the layer's shape
+    for ``name``, real numbers; the config: at most 64 kB of bytes) and against the member's
+    declared size, before any of its numbers is read. No pickle: object arrays are refused."""
     version = np.lib.format.read_magic(member)
     if version == (1, 0):
         found, fortran, dtype = np.lib.format.read_array_header_1_0(member)
@@ -271,11 +345,29 @@ def _read_member(member: IO[bytes], name: str, shape: tuple[int, ...] | None,
     if shape is None:  # the config: bytes
         if dtype != np.uint8 or len(found) != 1 or found[0] > _MAX_CONFIG_BYTES:
             raise EngineError("file_config_not_json", path=path)
-    elif found != shape:
-        raise EngineError("shape_expected", name=name, expected=shape, shape=found)
-    count = int(np.prod(found, dtype=np.int64))
+    else:
+        if found != shape:
+            raise EngineError("shape_expected", name=name, expected=shape, shape=found)
+        if dtype.kind not in "fiu" or dtype.itemsize > 8:
+            raise EngineError("weight_dtype", name=name, dtype=dtype)
+    needed = member.tell() + math.prod(found) * dtype.itemsize
+    if info.file_size != needed:
+        raise EngineError("npz_size", path=path, name=name, size=f"{info.file_size:,}",
+                          shape=found, dtype=dtype, needed=f"{needed:,}")
+    return found, fortran, dtype
+
+
+def _read_member(member: IO[bytes], name: str, shape: tuple[int, ...] | None,
+                 path: str | os.PathLike[str], info: zipfile.ZipInfo) -> np.ndarray:
+    """One ``.npy`` member: its header checked (:func:`_read_header`), then exactly the bytes
+    it declares, and the member's end (where zipfile checks its CRC)."""
+    found, fortran, dtype = _read_header(member, name, shape, path, info)
+    count = math.prod(found)
     data = member.read(count * dtype.itemsize)
     if len(data) != count * dtype.itemsize:
         raise EngineError("file_cut_short", path=path, name=name)
+    if member.read(1):  # (cannot happen: the declared size was checked) and it checks the CRC
+        raise EngineError("npz_size", path=path, name=name, size=f"{info.file_size:,}",
+                          shape=found, dtype=dtype, needed=f"{len(data):,}")
     array = np.frombuffer(data, dtype=dtype, count=count)
     return array.reshape(found, order="F" if fortran else "C")

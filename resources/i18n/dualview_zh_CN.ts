@@ -1083,6 +1083,30 @@ after attn.</source>
         <translation>{path}：{name} 不完整（文件被截断）</translation>
     </message>
     <message>
+        <source>{path}: {name} is damaged ({reason}); copy the file again</source>
+        <translation>{path}：{name} 已损坏（{reason}）；请重新复制文件</translation>
+    </message>
+    <message>
+        <source>{path} holds {name} twice; a file of LayerWeights.save holds each once</source>
+        <translation>{path} 中 {name} 出现了两次；LayerWeights.save 写出的文件中每项只出现一次</translation>
+    </message>
+    <message>
+        <source>{path}: {name} is encrypted; this app reads files without a password, as LayerWeights.save writes them</source>
+        <translation>{path}：{name} 已加密；本应用只读取没有密码的文件（LayerWeights.save 写出的就是这种）</translation>
+    </message>
+    <message>
+        <source>{path}: {name} is compressed with zip method {method}; this app reads stored or deflated members (numpy.savez, numpy.savez_compressed)</source>
+        <translation>{path}：{name} 使用 zip 压缩方法 {method}；本应用只读取未压缩或 deflate 压缩的成员（numpy.savez、numpy.savez_compressed）</translation>
+    </message>
+    <message>
+        <source>{path}: {name} claims {size} bytes from {compressed} compressed bytes, more than deflate can give; the file is damaged</source>
+        <translation>{path}：{name} 声称由 {compressed} 字节压缩数据解压出 {size} 字节，超出 deflate 所能给出的；文件已损坏</translation>
+    </message>
+    <message>
+        <source>{path}: {name} is cut short or damaged: it holds {size} bytes, but its header (shape {shape}, {dtype}) needs {needed}</source>
+        <translation>{path}：{name} 不完整或已损坏：它有 {size} 字节，但它的头（形状 {shape}，{dtype}）需要 {needed} 字节</translation>
+    </message>
+    <message>
         <source>{path} is cut short: it ends before the data its header describes; copy the file again</source>
         <translation>{path} 不完整：文件在其头部所描述的数据之前就结束了；请重新复制该文件</translation>
     </message>
@@ -1101,6 +1125,18 @@ after attn.</source>
     <message>
         <source>{path}: {name}&apos;s data would end at byte {end} of the data, but there are only {size} bytes; the file is cut short or damaged</source>
         <translation>{path}：{name} 的数据应在数据区第 {end} 字节处结束，但数据区只有 {size} 字节；文件不完整或已损坏</translation>
+    </message>
+    <message>
+        <source>{path}: the safetensors header names {name} twice; the file is damaged</source>
+        <translation>{path}：safetensors 文件头两次列出 {name}；文件已损坏</translation>
+    </message>
+    <message>
+        <source>{path}: {name} and {other} share bytes {begin}–{end} of the data; the file is damaged</source>
+        <translation>{path}：{name} 与 {other} 共用数据区第 {begin}–{end} 字节；文件已损坏</translation>
+    </message>
+    <message>
+        <source>{path}: bytes {begin}–{end} of the data belong to no tensor; the file is damaged or was not written as a safetensors file</source>
+        <translation>{path}：数据区第 {begin}–{end} 字节不属于任何张量；文件已损坏，或不是按 safetensors 格式写出的</translation>
     </message>
     <message>
         <source>{path}: {name} claims shape {shape} in {dtype} but holds {nbytes} bytes</source>
@@ -1269,6 +1305,10 @@ after attn.</source>
     <message>
         <source>Euler sub-stepping</source>
         <translation>欧拉子步</translation>
+    </message>
+    <message>
+        <source>__metadata__ is not a map of text to text</source>
+        <translation>__metadata__ 不是从文本到文本的映射</translation>
     </message>
     <message>
         <source>a head&apos;s slice of k_proj</source>
