@@ -4,6 +4,22 @@ Not a real Qwen tokenizer (that needs a 150k vocabulary); it keeps what a class 
 Latin words and numbers whole, one token per Han character, punctuation and emoji as their
 own tokens. Each token's embedding comes from SHAKE-256 of its text, so the same token has
 the same vector on every run, platform and numpy version.
+
+The rules of :func:`tokenize`, in full (the text is NFC-normalised first):
+
+1. Whitespace (``str.isspace``) separates tokens and is dropped: no token holds any.
+2. An *invisible* character (:func:`_is_invisible`: controls, format characters, variation
+   selectors and the other default-ignorable code points) never starts a token; where one
+   would, it is dropped. So every token starts with a visible character: none is empty or
+   made only of invisible characters (a joiner, a direction mark, a soft hyphen ...).
+3. A *word* starts at a word character (``str.isalnum``, ``_``, ``'`` or ``’``; not Han or
+   kana) and runs on over word characters and *attachments* (:func:`_is_attachment`:
+   combining marks, variation selectors, skin tones, tag characters); apostrophes at its end
+   are given back (each is then a token of its own), all but its first character.
+4. Two regional indicators in a row are one token (a flag).
+5. Any other visible character (Han, kana, punctuation, symbols, emoji) is one token, with the
+   attachments after it and, after a zero-width joiner, the visible character it joins (an
+   emoji family), repeatedly.
 """
 
 from __future__ import annotations
@@ -35,6 +51,41 @@ def _is_attachment(ch: str) -> bool:
     cp = ord(ch)
     return (unicodedata.category(ch) in ("Mn", "Mc", "Me")
             or 0xFE00 <= cp <= 0xFE0F or 0x1F3FB <= cp <= 0x1F3FF or 0xE0020 <= cp <= 0xE007F)
+
+
+#: Default-ignorable code points (Unicode's DerivedCoreProperties) that are neither a format
+#: character (Cf) nor unassigned: the combining grapheme joiner (Mn), the Hangul fillers
+#: (Lo: letters to ``str.isalnum``, drawn as nothing) and Khmer's inherent vowels (Mn), plus
+#: the variation selectors (Mn: Mongolian, the basic 16 and the 240 of the supplement).
+_IGNORABLE_RANGES: tuple[tuple[int, int], ...] = (
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180D),
+    (0x180F, 0x180F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0),
+    (0xE0100, 0xE01EF),
+)
+
+
+def _is_invisible(ch: str) -> bool:
+    """Whether ``ch`` is drawn as nothing on its own: the one place that decides it.
+
+    A control character (Cc), any format character (Cf: zero-width space, joiner and
+    non-joiner, the direction marks and every bidi embedding, override and isolate, soft
+    hyphen, word joiner and invisible operators, U+FEFF, tags, ...), a line or paragraph
+    separator (Zl, Zp), or one of :data:`_IGNORABLE_RANGES`. With the unassigned
+    default-ignorables (U+2065, U+FFF0-FFF8, U+E0000-E0FFF), this is Unicode's
+    Default_Ignorable_Code_Point and more. A combining mark that is not ignorable (an accent)
+    is visible: alone it is drawn on a dotted circle.
+    """
+    category = unicodedata.category(ch)
+    if category in ("Cc", "Cf", "Zl", "Zp"):
+        return True
+    cp = ord(ch)
+    if category == "Cn":
+        return cp == 0x2065 or 0xFFF0 <= cp <= 0xFFF8 or 0xE0000 <= cp <= 0xE0FFF
+    return any(low <= cp <= high for low, high in _IGNORABLE_RANGES)
+
+
+def _is_visible(ch: str) -> bool:
+    return not ch.isspace() and not _is_invisible(ch)
 
 
 def _is_regional(ch: str) -> bool:
@@ -73,13 +124,13 @@ def tokenize(text: str) -> list[str]:
 
 
 def _scan(text: str) -> list[str]:
-    """The tokens of NFC ``text``, character by character (what :func:`tokenize` does)."""
+    """The tokens of NFC ``text``, character by character (the rules in the module's doc)."""
     tokens: list[str] = []
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
-        if ch.isspace() or (unicodedata.category(ch) in ("Cc", "Cf") and ch != _ZWJ):
-            i += 1  # spaces, control and invisible format characters carry no token
+        if not _is_visible(ch):
+            i += 1  # spaces and invisible characters carry no token and start none
             continue
         j = i + 1
         if _is_word(ch):
@@ -95,22 +146,13 @@ def _scan(text: str) -> list[str]:
             while j < n:
                 if _is_attachment(text[j]):
                     j += 1
-                elif text[j] == _ZWJ and j + 1 < n and not text[j + 1].isspace():
+                elif text[j] == _ZWJ and j + 1 < n and _is_visible(text[j + 1]):
                     j += 2
                 else:
                     break
-        piece = text[i:j]
-        if not all(map(_is_invisible, piece)):  # a joiner or selector with nothing to join
-            tokens.append(piece)
+        tokens.append(text[i:j])  # starts with a visible character: never empty or unseen
         i = j
     return tokens
-
-
-def _is_invisible(ch: str) -> bool:
-    """Zero-width joiner, variation selectors, tag characters: drawn as nothing alone."""
-    cp = ord(ch)
-    return (ch == _ZWJ or 0xFE00 <= cp <= 0xFE0F or 0xE0000 <= cp <= 0xE007F
-            or 0xE0100 <= cp <= 0xE01EF)
 
 
 def embed(tokens: list[str], hidden_size: int) -> np.ndarray:
