@@ -8,6 +8,7 @@ import math
 import os
 import re
 import struct
+import tokenize
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
@@ -262,10 +263,11 @@ class LayerWeights(Mapping[str, np.ndarray]):
 #: what is checked first): zipfile's BadZipFile, RuntimeError and NotImplementedError (an
 #: encrypted member, an unknown method: refused before they are met, kept as a backstop),
 #: zlib.error and EOFError (a damaged or short deflate stream), OSError, ValueError (a
-#: damaged header, a bad name), struct.error, RecursionError (a RuntimeError) and
-#: MemoryError from an .npy header's Python literal, OverflowError from a huge number there.
+#: damaged header, a bad name), struct.error, and from an .npy header's Python literal
+#: RecursionError (a RuntimeError), MemoryError, OverflowError, SyntaxError and the
+#: tokenize.TokenError numpy's fallback parser of old headers lets out (an unclosed "{").
 _DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError,
-            struct.error, MemoryError, OverflowError)
+            struct.error, MemoryError, OverflowError, SyntaxError, tokenize.TokenError)
 
 
 def _reason(exc: BaseException) -> str:
