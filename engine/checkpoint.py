@@ -6,6 +6,12 @@ A safetensors file is an 8-byte little-endian header length, a JSON header
 ``"__metadata__"``), then the raw little-endian numbers; offsets count from the end of the
 header. Only the header and the chosen layer's 11 tensors are read (a real Qwen3-0.6B
 ``model.safetensors`` is ~1.5 GB; one layer of it ~32 MB in bf16). Nothing is unpickled.
+The header is checked as the format's reference reader checks it (:func:`read_header`:
+the tensors tile the data exactly), and only regular files are opened.
+
+For other readers of safetensors files (a whole model): :func:`safetensors_header` /
+:func:`read_header` give every tensor's checked :class:`TensorEntry`, :func:`read_tensor`
+reads one tensor's numbers from the open file.
 
 The layer's :class:`Qwen3Config` comes from the tensors' shapes; ``rms_norm_eps`` and
 ``rope_theta`` (which no shape shows) from a ``config.json`` beside the file when there is one
@@ -153,9 +159,12 @@ def _load_layer(handle: BinaryIO, path: str | os.PathLike[str], layer: int,
     try:
         for name in WEIGHT_NAMES:
             tensors[name] = _read_tensor(handle, name, mine[name], path, digest)
+        weights = LayerWeights(tensors, config)  # float64, finite: names a tensor that is not
     except OSError as exc:
         raise EngineError("file_unreadable", path=path, reason=exc.strerror or exc) from None
-    weights = LayerWeights(tensors, config)  # float64, finite: names a tensor that is not
+    except MemoryError:  # (a layer the caller allowed, larger than this machine's memory)
+        raise EngineError("file_unreadable", path=path,
+                          reason=Phrase("a tensor too large for memory")) from None
     return LoadedLayer(weights, os.fspath(path), layer, assumed, digest.hexdigest())
 
 

@@ -256,7 +256,11 @@ class LayerWeights(Mapping[str, np.ndarray]):
                 raise EngineError("npz_damaged", path=path, name=name,
                                   reason=str(exc) or type(exc).__name__) from None
             raise EngineError("file_unreadable", path=path, reason=_reason(exc)) from None
-        return cls(arrays, config)
+        try:
+            return cls(arrays, config)  # (float64 copies: a large layer's memory twice)
+        except MemoryError:
+            raise EngineError("file_unreadable", path=path,
+                              reason=Phrase("a tensor too large for memory")) from None
 
 
 #: What the zip, zlib and .npy readers raise for a damaged file (besides EngineError, for

@@ -319,3 +319,33 @@ def test_a_config_json_that_is_not_a_regular_file_is_refused(tmp_path):
     done, outcome = run_briefly(load_layer, path)
     assert done and isinstance(outcome, EngineError)
     assert outcome.code == "st_bad_config_json" and "not a regular file" in str(outcome)
+
+
+def test_running_out_of_memory_is_an_engine_error(tmp_path, monkeypatch):
+    """A layer the caller allowed but this machine cannot hold: said in words, for both
+    formats (a MemoryError is never what a caller sees)."""
+    from engine import checkpoint
+    from engine import weights as weights_module
+    from tests.safetensors_files import write_model
+
+    npz = tmp_path / "layer.npz"
+    LayerWeights.random(SMALL, 1).save(npz)
+    model = tmp_path / "model.safetensors"
+    write_model(model, layers=1)
+
+    def no_memory(*_args, **_kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(weights_module.np, "frombuffer", no_memory)
+    for call in (LayerWeights.load, load_layer):
+        err = code_of(call, npz)
+        assert err.code == "file_unreadable" and "too large for memory" in str(err)
+    monkeypatch.undo()
+    monkeypatch.setattr(checkpoint, "read_tensor", no_memory)
+    err = code_of(load_layer, model)
+    assert err.code == "file_unreadable" and "too large for memory" in str(err)
+    monkeypatch.undo()
+    monkeypatch.setattr(LayerWeights, "__init__", no_memory)
+    for call, path in ((LayerWeights.load, npz), (load_layer, npz), (load_layer, model)):
+        err = code_of(call, path)
+        assert err.code == "file_unreadable" and "too large for memory" in str(err)
