@@ -71,3 +71,11 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def check_max_weights(value: object) -> int | None:
+    """``max_weights`` of a loader: None (no limit) or a whole number >= 0."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                              or value < 0):
+        raise EngineError("whole_at_least", name="max_weights", low=0, value=value)
+    return None if value is None else int(value)

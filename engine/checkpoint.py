@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from engine._checks import open_regular
+from engine._checks import check_max_weights, open_regular
 from engine.config import Qwen3Config
 from engine.errors import EngineError, Phrase
 from engine.weights import WEIGHT_NAMES, LayerWeights, weight_shapes
@@ -112,6 +112,7 @@ def load_layer(path: str | os.PathLike[str], layer: int = 0, *,
     any of its numbers is read."""
     if isinstance(layer, bool) or not isinstance(layer, int) or layer < 0:
         raise EngineError("whole_at_least", name="layer", low=0, value=layer)
+    max_weights = check_max_weights(max_weights)
     with open_regular(path) as handle:
         return _load_layer(handle, path, layer, max_weights)
 

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from engine._checks import as_array, check_config, open_regular
+from engine._checks import as_array, check_config, check_max_weights, open_regular
 from engine.config import Qwen3Config
 from engine.errors import EngineError, Phrase
 
@@ -224,6 +224,7 @@ class LayerWeights(Mapping[str, np.ndarray]):
              max_weights: int | None = None) -> LayerWeights:
         """:meth:`load` from ``handle``, a regular file opened for binary reading (``path``
         names it in messages)."""
+        max_weights = check_max_weights(max_weights)
         size = os.fstat(handle.fileno()).st_size
         name = ""  # the member being read, for the message if the archive fails under it
         try:

@@ -349,3 +349,12 @@ def test_running_out_of_memory_is_an_engine_error(tmp_path, monkeypatch):
     for call, path in ((LayerWeights.load, npz), (load_layer, npz), (load_layer, model)):
         err = code_of(call, path)
         assert err.code == "file_unreadable" and "too large for memory" in str(err)
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "1000", True])
+def test_max_weights_must_be_a_whole_number(tmp_path, bad):
+    path = tmp_path / "layer.npz"
+    LayerWeights.random(SMALL, 1).save(path)
+    for call in (LayerWeights.load, load_layer):
+        err = code_of(call, path, max_weights=bad)
+        assert err.code == "whole_at_least" and err.params["name"] == "max_weights"
