@@ -287,9 +287,10 @@ def _reason(exc: BaseException) -> str:
 #: declared size is more than that lies about it (plus slack for the stream's framing).
 _MAX_INFLATION = 1032
 _INFLATION_SLACK = 1024
-#: Zip flag bits: encrypted (0), compressed patched data (5), strong encryption (6).
-_UNREADABLE_FLAGS = 0x1 | 0x20 | 0x40
-_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
+#: Zip flag bits: encrypted (0), strong encryption (6); compressed patched data (5).
+_ENCRYPTED_FLAGS = 0x1 | 0x40
+_PATCHED_FLAG = 0x20
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
 def _members(archive: zipfile.ZipFile, size: int,
@@ -302,10 +303,12 @@ def _members(archive: zipfile.ZipFile, size: int,
         name = info.filename.removesuffix(".npy")
         if name in members:
             raise EngineError("npz_twice", path=path, name=name)
-        if info.flag_bits & _UNREADABLE_FLAGS:
+        if info.flag_bits & _ENCRYPTED_FLAGS:
             raise EngineError("npz_encrypted", path=path, name=name)
-        if info.compress_type not in _METHODS:
-            raise EngineError("npz_method", path=path, name=name, method=info.compress_type)
+        if info.compress_type not in _METHODS or info.flag_bits & _PATCHED_FLAG:
+            method = (f"{info.compress_type} (patched data)"
+                      if info.flag_bits & _PATCHED_FLAG else info.compress_type)
+            raise EngineError("npz_method", path=path, name=name, method=method)
         stored = info.compress_type == zipfile.ZIP_STORED
         if info.header_offset + info.compress_size > size or (
                 stored and info.compress_size != info.file_size):

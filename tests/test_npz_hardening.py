@@ -91,6 +91,16 @@ def test_an_encrypted_member_is_named(tmp_path):
     assert err.code == "npz_encrypted" and err.params["name"] == "self_attn.q_proj.weight"
     assert str(path) in str(err)
     assert code_of(load_layer, path).code == "npz_encrypted"
+    path = write_zip(tmp_path / "layer.npz", members_of())
+    path.write_bytes(patch_entries(path.read_bytes(), Q, flags=0x40))  # strong encryption
+    assert code_of(LayerWeights.load, path).code == "npz_encrypted"
+
+
+def test_a_patched_member_is_named(tmp_path):
+    path = write_zip(tmp_path / "layer.npz", members_of())
+    path.write_bytes(patch_entries(path.read_bytes(), Q, flags=0x20))
+    err = code_of(LayerWeights.load, path)  # zipfile: NotImplementedError
+    assert err.code == "npz_method" and err.params["method"] == "0 (patched data)"
 
 
 @pytest.mark.parametrize("method", [99, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
