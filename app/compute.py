@@ -102,6 +102,23 @@ def short_token(token: str, limit: int = SHOWN_TOKEN_CHARS) -> str:
     return token if len(token) <= limit else token[:limit - 1] + "…"
 
 
+#: First-strong isolate … pop directional isolate (Unicode bidi, UAX #9): text between them keeps
+#: its own direction inside but is one neutral character to the text around it. Hebrew or Arabic
+#: tokens side by side in a left-to-right line otherwise merge into one right-to-left run, drawn
+#: last token first.
+FSI, PDI = "\u2068", "\u2069"
+#: Left-to-right mark: a strong left-to-right character, no glyph. Qt picks a paragraph's
+#: direction from its first strong character without skipping isolates (UAX #9 skips them), so
+#: a label that opens with a quoted Hebrew token turned right to left, tokens and all; an LRM
+#: before the quote keeps it in the interface's left-to-right direction.
+LRM = "\u200e"
+
+
+def isolated(text: str) -> str:
+    """``text`` as a bidi isolate: it cannot reorder, or be reordered with, its neighbours."""
+    return f"{FSI}{text}{PDI}"
+
+
 def token_html(token: str) -> str:
     """:func:`short_token` for rich text: a typed "<" or "&" is shown, not read as markup
     (a "<" token as the strongest key swallowed the rest of the attention caption)."""

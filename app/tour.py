@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import i18n
+
 BADGES = ("EXACT", "ANALOGY", "INTERPOLATION")
 #: badge -> (background, text); the same colours as the panels' claim badges.
 BADGE_COLOURS: dict[str, tuple[str, str]] = {
@@ -42,6 +44,11 @@ CAUSAL_TEXT = "Attention never reads the future tokens"
 CAUSAL_EDITED = "Attention never reads the future words"
 #: the stop before it leaves CAUSAL_TEXT in the field (mask off), so only a word is appended
 CAUSAL_APPENDED = CAUSAL_TEXT + " again"
+#: The same demo in Chinese, one token per character: "attention cannot see the future 词
+#: (words)"; the edit changes the last character (词 -> 字), the append makes 词 into 词语.
+CAUSAL_TEXT_ZH = "注意力看不见未来的词"
+CAUSAL_EDITED_ZH = "注意力看不见未来的字"
+CAUSAL_APPENDED_ZH = CAUSAL_TEXT_ZH + "语"
 
 
 @dataclass(frozen=True)
@@ -59,11 +66,14 @@ class TourStop:
     badge: str | None = None
     paper_id: str = ""
     depth_t: float | None = None
-    #: Text to put in the editor on arrival (None: leave what the learner typed).
-    text: str | None = None
+    #: Text to put in the editor on arrival (None: leave what the learner typed), in English
+    #: and in Chinese: :attr:`text` picks the interface language's when the stop runs.
+    text_en: str | None = None
+    text_zh: str | None = None
     #: The sentence the stop's edit starts from: typed (and computed) first when the field
     #: holds another, so the stop compares the same pair whether reached by Next or by Back.
-    before_text: str | None = None
+    before_text_en: str | None = None
+    before_text_zh: str | None = None
     causal: bool | None = None
     #: The depth panel's small plot the stop talks about ("norm" or "convergence"): shown
     #: when a short panel has room for only one of them beside u(t).
@@ -77,6 +87,23 @@ class TourStop:
 
     def body(self, language: str) -> str:
         return self.body_zh if language == "zh" else self.body_en
+
+    def text_for(self, language: str) -> str | None:
+        """The sentence the stop types in ``language`` (a Chinese class sees a Chinese one)."""
+        return self.text_zh if language == "zh" else self.text_en
+
+    def before_text_for(self, language: str) -> str | None:
+        return self.before_text_zh if language == "zh" else self.before_text_en
+
+    @property
+    def text(self) -> str | None:
+        """:meth:`text_for` the interface language now: read when the stop runs, so a tour
+        switched to Chinese types the Chinese sentences from its next stop on."""
+        return self.text_for(i18n.translations().language)
+
+    @property
+    def before_text(self) -> str | None:
+        return self.before_text_for(i18n.translations().language)
 
 
 _H = ("heatmapDock",)
@@ -361,7 +388,8 @@ STOPS: tuple[TourStop, ...] = (
         "the rows of the earlier tokens?",
         "导览已经输入了一句话，并把它固定为因果性面板的基线。下一步只改动最后一个词。"
         "在因果掩码开启时，前面那些词元的行应该发生什么变化？",
-        step="resid_mlp", text=CAUSAL_TEXT, causal=True, baseline="pin"),
+        step="resid_mlp", text_en=CAUSAL_TEXT, text_zh=CAUSAL_TEXT_ZH, causal=True,
+        baseline="pin"),
     TourStop(
         "causal-edit", "causality", _CAUSAL,
         "Edit the last token: nothing earlier moves", "改最后一个词元：前面纹丝不动",
@@ -370,7 +398,8 @@ STOPS: tuple[TourStop, ...] = (
         "the mask removes exactly those.",
         "每一步中前面的每一行都逐位相同——不是接近，而是完全相同。最后一行之前唯一变化的，"
         "是最后一列的原始分数 q·k，而掩码恰好把它们去掉了。",
-        step="resid_mlp", text=CAUSAL_EDITED, causal=True, badge="EXACT", paper_id="E11",
+        step="resid_mlp", text_en=CAUSAL_EDITED, text_zh=CAUSAL_EDITED_ZH, causal=True,
+        badge="EXACT", paper_id="E11",
         baseline="keep"),
     TourStop(
         "causal-off", "causality", _CAUSAL,
@@ -379,7 +408,8 @@ STOPS: tuple[TourStop, ...] = (
         "changes earlier rows too. Press M to turn it back on.",
         "现在掩码关闭了（按 M 键切换）。每个词元都能读到整句话，所以同样的改动也会改变前面的行。"
         "再按 M 重新打开。",
-        step="resid_mlp", text=CAUSAL_TEXT, before_text=CAUSAL_EDITED, causal=False,
+        step="resid_mlp", text_en=CAUSAL_TEXT, text_zh=CAUSAL_TEXT_ZH,
+        before_text_en=CAUSAL_EDITED, before_text_zh=CAUSAL_EDITED_ZH, causal=False,
         badge="EXACT", paper_id="E11"),
     TourStop(
         "causal-append", "causality", _CAUSAL,
@@ -389,7 +419,8 @@ STOPS: tuple[TourStop, ...] = (
         "library sums — so this one is allclose, not bitwise.",
         "掩码重新打开后，在末尾追加一个词，前面的行在舍入误差（1e-12 以内）内不变："
         "输入变长会改变矩阵形状，可能改变矩阵库的求和顺序——所以这里是“近似相等”，不是逐位相等。",
-        step="resid_mlp", text=CAUSAL_APPENDED, causal=True, badge="EXACT", paper_id="E12"),
+        step="resid_mlp", text_en=CAUSAL_APPENDED, text_zh=CAUSAL_APPENDED_ZH, causal=True,
+        badge="EXACT", paper_id="E12"),
     TourStop(
         "the-end", "causality", ("stepListDock",),
         "Your turn", "轮到你了",

@@ -9,7 +9,15 @@ from conftest import wait_for_text
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from app.tour import BADGES, CAUSAL_EDITED, CAUSAL_TEXT, STOPS
+from app.tour import (
+    BADGES,
+    CAUSAL_APPENDED_ZH,
+    CAUSAL_EDITED,
+    CAUSAL_EDITED_ZH,
+    CAUSAL_TEXT,
+    CAUSAL_TEXT_ZH,
+    STOPS,
+)
 from engine import STEP_NAMES
 
 # English, light theme, normal text size again after each test (app-wide settings)
@@ -290,3 +298,64 @@ def test_the_gate_proj_stop_quotes_the_widths_of_the_shipped_layers():
     assert real_ratio * real.hidden_size == real.intermediate_size
     assert f"{toy_ratio}× in the toy layer, {real_ratio}× in Qwen3-0.6B" in stop.body_en
     assert f"玩具层为 {toy_ratio} 倍，Qwen3-0.6B 为 {real_ratio} 倍" in stop.body_zh
+
+
+@pytest.mark.parametrize("sync", [False, True])
+def test_a_chinese_tour_types_chinese_sentences_with_the_same_pin_and_back(make_window, qtbot,
+                                                                           sync):
+    """The causality stops typed English sentences into a Chinese tour. The sentence follows
+    the interface language when the stop runs; the pin, the edit of the last token, the
+    append and Back compare the same pairs as in English."""
+    cjk = re.compile(r"^[\u4e00-\u9fff]+$")
+    assert all(cjk.match(t) for t in (CAUSAL_TEXT_ZH, CAUSAL_EDITED_ZH, CAUSAL_APPENDED_ZH))
+    n = len(CAUSAL_TEXT_ZH)  # one token per character
+    assert len(CAUSAL_EDITED_ZH) == n and CAUSAL_EDITED_ZH[:-1] == CAUSAL_TEXT_ZH[:-1]
+    window = make_window(sync=sync, text="a b")
+    panel = window.panels["causalityDock"]
+    keys = [s.key for s in STOPS]
+    window.start_tour(keys.index("causal-setup") - 1)  # in English: nothing typed yet
+    assert window.editor.text() == "a b"
+    window.set_language("zh")  # switched during the tour: the next stops type Chinese
+    window.tour.next()
+    assert window.tour.stop.key == "causal-setup"
+    wait_for_text(qtbot, window, CAUSAL_TEXT_ZH)
+    qtbot.waitUntil(lambda: window.state.pinned is window.state.result)
+    assert window.state.pinned.text == CAUSAL_TEXT_ZH and panel.pin_button.isChecked()
+
+    window.tour.next()  # the last character changes: compared with the pinned sentence
+    wait_for_text(qtbot, window, CAUSAL_EDITED_ZH)
+    result = window.state.result
+    assert result.baseline_tokens == tuple(CAUSAL_TEXT_ZH) and panel.baseline_kind == "pinned"
+    assert result.causality.first_changed == n - 1 and result.causality.exact
+
+    window.tour.next()  # mask off: the same edit backwards moves earlier rows
+    assert window.state.pinned is None
+    qtbot.waitUntil(lambda: window.state.result.text == CAUSAL_TEXT_ZH
+                    and not window.state.result.trace.causal
+                    and window.state.result.causality is not None, timeout=5000)
+    report = window.state.result.causality
+    assert window.state.result.baseline_tokens == tuple(CAUSAL_EDITED_ZH)
+    assert report.first_changed == n - 1 and not report.exact
+
+    window.tour.next()  # mask on, one character appended
+    qtbot.waitUntil(lambda: window.state.result.text == CAUSAL_APPENDED_ZH
+                    and window.state.result.trace.causal
+                    and window.state.result.causality is not None, timeout=5000)
+    report = window.state.result.causality
+    assert report.num_tokens_before == n and report.first_changed == n
+    assert report.max_earlier_diff <= 1e-12
+
+    window.tour.back()  # Back shows the mask-off stop's own pair again
+    assert window.tour.stop.key == "causal-off"
+    qtbot.waitUntil(lambda: window.state.result.text == CAUSAL_TEXT_ZH
+                    and not window.state.result.trace.causal
+                    and window.state.result.causality is not None, timeout=5000)
+    assert window.editor.text() == CAUSAL_TEXT_ZH
+    assert window.state.result.baseline_tokens == tuple(CAUSAL_EDITED_ZH)
+    report = window.state.result.causality
+    assert report.first_changed == n - 1 and not report.exact
+    assert window._tour_pending_text is None and window._tour_then_text is None
+
+    window.set_language("en")  # and back in English the same stop types the English one
+    window.tour.go(keys.index("causal-setup"))
+    wait_for_text(qtbot, window, CAUSAL_TEXT)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import theme
-from app.compute import Result, token_html
+from app.compute import Result, isolated, token_html
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.controls import sync_combo, sync_spin
@@ -684,9 +684,9 @@ class AttentionGraphPanel(Panel):
             return ""
         q, h = self.shown_query, self.shown_head
         text = self.tr("key %1 “%2” → query %3 “%4”, head %5: weight %6").replace(
-            "%1", str(key)).replace("%2", result.shown_tokens[key]).replace(
-            "%3", str(q)).replace("%4", result.shown_tokens[q]).replace("%5", str(h)).replace(
-            "%6", format_weight(float(self.weights[key])))
+            "%1", str(key)).replace("%2", isolated(result.shown_tokens[key])).replace(
+            "%3", str(q)).replace("%4", isolated(result.shown_tokens[q])).replace(
+            "%5", str(h)).replace("%6", format_weight(float(self.weights[key])))
         if self.masked[key]:
             text += self.tr(" (masked: score −∞ before the softmax)")
         else:

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import theme
-from app.compute import Result, token_html
+from app.compute import LRM, Result, isolated, token_html
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
@@ -139,8 +139,9 @@ def cell_outline(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _quoted(tokens: tuple[str, ...]) -> str:
-    """The first MAX_QUOTED_TOKENS tokens as rich text, "…" after them if there are more."""
-    return " ".join(map(token_html, tokens[:MAX_QUOTED_TOKENS])) + (
+    """The first MAX_QUOTED_TOKENS tokens as rich text, "…" after them if there are more; each
+    isolated, after a left-to-right mark, so Hebrew or Arabic tokens stay in token order."""
+    return LRM + " ".join(isolated(token_html(t)) for t in tokens[:MAX_QUOTED_TOKENS]) + (
         " …" if len(tokens) > MAX_QUOTED_TOKENS else "")
 
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 import engine
-from app.compute import MAX_TEXT_CHARS, short_token, text_length
+from app.compute import MAX_TEXT_CHARS, isolated, short_token, text_length
 
 #: (label, text). The last one is set up for the causality demo: edit its final token. The
 #: labels are translated when shown (a Chinese label is its own translation).
@@ -36,17 +36,22 @@ MAX_CHIPS = 160
 
 
 def chips_html(tokens: list[str]) -> str:
-    """Rich text: each token in a tinted box with its index, so token starts are visible."""
+    """Rich text: each token in a tinted box with its index, so token starts are visible.
+
+    The chips run left to right in token order whatever the script: the paragraph is
+    left-to-right (a Hebrew first token made it right-to-left, chip 0 on the right) and each
+    token's text is isolated (Hebrew or Arabic tokens next to each other formed one
+    right-to-left run, drawn last token first)."""
     parts = []
     for i, token in enumerate(tokens[:MAX_CHIPS]):
         parts.append(
             f'<span style="background-color:#dfe8f5; color:#12325c;">'
-            f'&nbsp;<sub style="color:#6a7f99;">{i}</sub>&nbsp;{html.escape(short_token(token))}'
-            '&nbsp;</span>'
+            f'&nbsp;<sub style="color:#6a7f99;">{i}</sub>&nbsp;'
+            f'{isolated(html.escape(short_token(token)))}&nbsp;</span>'
         )
     more = len(tokens) - MAX_CHIPS
     tail = f" <i>… +{more}</i>" if more > 0 else ""
-    return "&nbsp; ".join(parts) + tail
+    return '<p dir="ltr">' + "&nbsp; ".join(parts) + tail + "</p>"
 
 
 class TokenEditor(QWidget):

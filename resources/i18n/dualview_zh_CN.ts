@@ -1792,6 +1792,17 @@ after attn.</source>
     </message>
 </context>
 <context>
+    <name>MissingGlyphWatch</name>
+    <message>
+        <source>Rare Han characters such as %1 (CJK Extension B and later) are not in the bundled fonts and no installed font has them: they show as boxes.</source>
+        <translation>%1 等生僻汉字（CJK 扩展 B 区及以后）不在内置字体中，本机也没有字体包含它们：它们会显示为方框。</translation>
+    </message>
+    <message>
+        <source>No bundled or installed font has %1: shown as boxes.</source>
+        <translation>内置字体和本机字体都没有 %1：显示为方框。</translation>
+    </message>
+</context>
+<context>
     <name>NormComparePanel</name>
     <message>
         <source>Token:</source>
