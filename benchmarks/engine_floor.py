@@ -43,7 +43,7 @@ for _path in (ROOT, ROOT / "benchmarks"):
 import engine_bench  # noqa: E402  (its timing, HF set-up and version report)
 
 from engine import LayerWeights, Qwen3Config, parallel, run_layer  # noqa: E402
-from engine.layer import _head_columns, kv_groups  # noqa: E402
+from engine.fastpath import _head_columns, kv_groups  # noqa: E402
 
 T = 64
 

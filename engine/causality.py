@@ -16,16 +16,11 @@ from types import MappingProxyType
 
 import numpy as np
 
+from engine._checks import readonly as _readonly
 from engine.errors import EngineError
 from engine.layer import STEP_INFO, STEP_NAMES, LayerTrace
 
 _TOKEN_AXES = ("token", "query token", "key token")
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array = np.ascontiguousarray(array)
-    array.setflags(write=False)
-    return array
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,9 @@ import numpy as np
 
 from engine import ops
 from engine._checks import as_array
+from engine._checks import frozen as _readonly  # our own float64 copy
 from engine._checks import real as _real
 from engine.errors import EngineError
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array = np.array(array, dtype=np.float64, order="C")  # our own copy
-    array.setflags(write=False)
-    return array
-
 
 #: The norms square their input without rescaling (as the layer does), so a vector is taken
 #: only where its squares stay normal float64: largest |entry| 0 or in [1e-150, 1e150]. Beyond

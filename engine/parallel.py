@@ -3,7 +3,7 @@
 With few rows (T = 64 at the Qwen3-0.6B shape) OpenBLAS's own threads each take part of every
 product and wait for one another at every call. Here each thread instead takes whole output
 columns (its own rows of W) with BLAS on one thread. The layer's two sub-steps go further
-(``engine.layer.attention_sublayer`` and ``mlp_sublayer``): a thread takes whole GQA head
+(``engine.fastpath.attention_sublayer`` and ``mlp_sublayer``): a thread takes whole GQA head
 groups through projections, norms, RoPE, attention and their share of o_proj, or whole MLP
 columns through gate, up, SiLU, gating and their share of down_proj, so the threads meet twice
 per layer instead of at every product. Waking a sleeping thread costs 0.1–0.3 ms on this kind

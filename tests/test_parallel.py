@@ -22,7 +22,7 @@ from engine import (
     Qwen3Config,
     compare_traces,
     embed,
-    layer,
+    fastpath,
     parallel,
     run_layer,
 )
@@ -229,7 +229,7 @@ def test_the_split_layer_meets_its_threads_twice(split_everything, monkeypatch):
 def test_head_groups_agree_with_one_thread_and_keep_causality(split_everything, config):
     weights = LayerWeights.random(config, seed=10)
     x = embed(tokens(90), config.hidden_size)
-    assert [g.stop - g.start for g in layer.kv_groups(x, config)] == \
+    assert [g.stop - g.start for g in fastpath.kv_groups(x, config)] == \
         ([1, 1] if config is MEDIUM else [1, 2])
     shared = run_layer(x, weights, config)
     parallel.set_workers(1)
