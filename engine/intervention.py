@@ -121,8 +121,8 @@ class Intervention:
         return self
 
     def head_factors(self, n_heads: int) -> np.ndarray | None:
-        """``[n_heads]``: what each head's attention output is multiplied by (0 for a zeroed
-        head, NaN marks nothing: 1.0 is left alone), or None when no head is touched."""
+        """``[n_heads]``: what each head's attention output is multiplied by before o_proj
+        (0: zeroed, 1: left alone), or None when no head is touched."""
         if not (self.zero_heads or self.head_scale):
             return None
         factors = np.ones(n_heads)
