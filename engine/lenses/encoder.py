@@ -1,8 +1,8 @@
 """The paper's own object: a 2017 post-norm encoder block and the Lie splitting step equal to it.
 
 Tai, Liu, Li and Chan read one classic encoder block as one time step of
-``u_t = A[u] + N[u] + F[u]`` split into six sub-steps (PAPER.md). This module computes both
-sides so a panel can put them next to each other and show the max |difference| live.
+``u_t = A[u] + N[u] + F[u]`` split into six sub-steps (docs/continuous.md). This module computes
+both sides so a panel can put them next to each other and show the max |difference| live.
 
 Layout is the paper's: row vectors times matrices (``x @ W``, ``W`` is ``[in, out]``), not HF's
 ``[out, in]``; tokens are rows of ``u`` (``[T, d]``).
