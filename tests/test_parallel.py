@@ -332,3 +332,20 @@ def test_a_task_error_still_waits_for_the_other_shares(split_everything):
     with pytest.raises(ValueError, match="bad share"):
         parallel.run([own_share, other_share])
     assert other_done.is_set()
+
+
+def test_configure_threads_is_the_apps_configuration():
+    """The app and every benchmark run the engine through configure_threads: BLAS on one
+    thread, APP_WORKERS engine threads (engine/parallel.py says why)."""
+    before_workers = parallel.workers()
+    before_blas = parallel._blas.get_num_threads()
+    try:
+        assert parallel.configure_threads() == parallel.APP_WORKERS == parallel.workers()
+        assert parallel._blas.get_num_threads() == 1
+        with parallel.single_threaded_blas():
+            pass
+        assert parallel._blas.get_num_threads() == 1  # what it restores
+    finally:
+        parallel._set_blas_threads(before_blas)
+        parallel._saved_threads = before_blas
+        parallel.set_workers(before_workers)
