@@ -36,6 +36,7 @@ CONFIGS = {"toy_gqa": Qwen3Config(), "mha": MHA, "mqa": MQA}
 MEDIUM = Qwen3Config(hidden_size=256, intermediate_size=1024, num_attention_heads=8,
                      num_key_value_heads=2, head_dim=32, rms_norm_eps=1e-6, rope_theta=1e6)
 SOME = Intervention(zero_heads=(1,), head_scale={0: 0.5, 3: -2.0}, zero_neurons=(3, 7))
+SKIPS = [Intervention(skip=("attention",), zero_heads=(2,)), Intervention(skip=("mlp",))]
 
 
 @pytest.fixture
@@ -82,7 +83,8 @@ def assert_close(fast, readable, rtol: float = 1e-13) -> None:
         assert np.abs(a[finite] - b[finite]).max(initial=0.0) <= rtol * scale, name
 
 
-@pytest.mark.parametrize("intervention", [None, SOME], ids=["plain", "intervention"])
+@pytest.mark.parametrize("intervention", [None, SOME, *SKIPS],
+                         ids=["plain", "intervention", "skip_attention", "skip_mlp"])
 @pytest.mark.parametrize("causal", [True, False], ids=["mask", "no_mask"])
 @pytest.mark.parametrize("t", [1, 7, 65, 130])
 @pytest.mark.parametrize("name", list(CONFIGS))
