@@ -29,6 +29,7 @@ from engine.config import Qwen3Config
 from engine.errors import EngineError
 
 BRANCHES: tuple[str, ...] = ("attention", "mlp")
+_BRANCH_WORDS = {"attention": "attention", "mlp": "MLP"}
 
 
 def _indices(value: object, name: str) -> tuple[int, ...]:
@@ -62,7 +63,8 @@ class Intervention:
     """What to switch off in one layer run (see the module docstring)."""
 
     zero_heads: tuple[int, ...] = ()
-    head_scale: tuple[tuple[int, float], ...] = field(default=())
+    #: head -> factor; given as a mapping or pairs, kept as sorted ``(head, factor)`` pairs
+    head_scale: tuple[tuple[int, float], ...] | Mapping[int, float] = field(default=())
     zero_neurons: tuple[int, ...] = ()
     skip: tuple[str, ...] = ()
 
@@ -100,6 +102,11 @@ class Intervention:
         object.__setattr__(self, "skip", tuple(name for name in BRANCHES if name in skip))
 
     @property
+    def scales(self) -> tuple[tuple[int, float], ...]:
+        """``head_scale`` as it is kept: sorted ``(head, factor)`` pairs."""
+        return tuple(self.head_scale)  # type: ignore[arg-type]  (normalised in __post_init__)
+
+    @property
     def is_empty(self) -> bool:
         """True when nothing is switched: the plain layer, bit for bit."""
         return not (self.zero_heads or self.head_scale or self.zero_neurons or self.skip)
@@ -112,7 +119,7 @@ class Intervention:
         that ``config``'s layer does not have."""
         n_heads, width = config.num_attention_heads, config.intermediate_size
         for name, indices, count in (("zero_heads", self.zero_heads, n_heads),
-                                     ("head_scale", [h for h, _ in self.head_scale], n_heads),
+                                     ("head_scale", [h for h, _ in self.scales], n_heads),
                                      ("zero_neurons", self.zero_neurons, width)):
             for index in indices:
                 if index >= count:
@@ -127,7 +134,7 @@ class Intervention:
             return None
         factors = np.ones(n_heads)
         factors[list(self.zero_heads)] = 0.0
-        for head, factor in self.head_scale:
+        for head, factor in self.scales:
             factors[head] = factor
         return factors
 
@@ -139,17 +146,18 @@ class Intervention:
         """What is switched, one :class:`Part` each, for an interface to word in its language."""
         return (tuple(Part("skip", branch=name) for name in self.skip)
                 + tuple(Part("zero_head", index=h) for h in self.zero_heads)
-                + tuple(Part("scale_head", index=h, factor=f) for h, f in self.head_scale)
+                + tuple(Part("scale_head", index=h, factor=f) for h, f in self.scales)
                 + tuple(Part("zero_neuron", index=n) for n in self.zero_neurons))
 
     def describe(self) -> str:
         """What is off, in English ("nothing" for the plain layer)."""
         words = []
         if self.skip:
-            words.append(" and ".join(f"{name} branch skipped" for name in self.skip))
+            words.append(" and ".join(f"{_BRANCH_WORDS[name]} branch skipped"
+                                      for name in self.skip))
         if self.zero_heads:
             words.append(f"{_plural('head', self.zero_heads)} zeroed")
-        for head, factor in self.head_scale:
+        for head, factor in self.scales:
             words.append(f"head {head} scaled by {factor:g}")
         if self.zero_neurons:
             words.append(f"MLP {_plural('neuron', self.zero_neurons)} zeroed")

@@ -162,7 +162,7 @@ def forward(x: object, weights: LayerWeights, config: Qwen3Config, *, causal: bo
         attn_output = (attn_weights @ value_states).transpose(1, 0, 2)  # [T, H, d]
         for head in iv.zero_heads:  # interventions act on a head's output before o_proj
             attn_output[:, head] = 0.0
-        for head, factor in iv.head_scale:
+        for head, factor in iv.scales:
             attn_output[:, head] = 0.0 if factor == 0 else attn_output[:, head] * factor
         attn_output = step["attn_context"] = attn_output.reshape(t, n_heads * d)
         attn_output = step["o_proj"] = linear(attn_output, "self_attn.o_proj.weight")

@@ -181,6 +181,8 @@ def test_it_says_what_is_off():
     assert iv.describe() == ("attention branch skipped; head 1 zeroed; head 2 scaled by 0.5; "
                              "MLP neurons 3, 7 zeroed")
     assert Intervention().describe() == "nothing"
+    assert (Intervention(skip=("mlp", "attention")).describe()
+            == "attention branch skipped and MLP branch skipped")
     kinds = [(p.kind, p.index, p.branch, p.factor) for p in iv.parts()]
     assert kinds == [("skip", None, "attention", None), ("zero_head", 1, None, None),
                      ("scale_head", 2, None, 0.5), ("zero_neuron", 3, None, None),
