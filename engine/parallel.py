@@ -67,13 +67,14 @@ def set_workers(count: int) -> None:
 
 
 #: The engine's threads in the app and in every benchmark (:func:`configure_threads`): one.
-#: Why (issue 20, measured on a 2-core machine shared with other work, medians of interleaved
-#: runs): the app's toy edit never reaches ``MIN_WORK``, so sharing cannot speed it up; a
-#: Qwen3-0.6B layer at T = 64 took 221 ms on one thread and 224 ms shared over two, and next to
-#: a second thread that "paints" (numpy work that releases the GIL, as Qt's painting does)
-#: 314 ms against 296 ms, while the painter lost a third of its pace (196 against 131
-#: rounds/s). The app's worker computes while the GUI thread paints: the second core is the
-#: GUI's. (On an idle machine sharing speeds a big layer up; set this to the cores for that.)
+#: Why (issue 20; two runs on a 2-core machine shared with other work, medians of interleaved
+#: blocks): the app's toy edit never reaches ``MIN_WORK``, so sharing cannot speed it up; a
+#: Qwen3-0.6B layer at T = 64 took 221 / 145 ms on one thread and 224 / 150 ms shared over two.
+#: Next to a second thread that "paints" (numpy work that releases the GIL, as Qt's painting
+#: does) sharing took 296 / 194 ms against 314 / 241 ms, but only by taking the painter's
+#: core: it lost 33 % / 19 % of its pace. The app's worker computes while the GUI thread
+#: paints, so the second core is the GUI's. (On an idle machine with nothing to paint, sharing
+#: speeds a big layer up: set this to the cores there.)
 APP_WORKERS = 1
 
 
