@@ -12,8 +12,8 @@ import os
 # pyqtgraph prefers PyQt6 when it is installed: pin the binding before it is imported.
 os.environ.setdefault("QT_API", "pyside6")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
-# The layer's matrices are small: OpenBLAS threads cost more than they save there (a tiny
-# product ran ~18x faster on one thread) and would fight the UI thread for the two cores.
+# BLAS on one thread from the start (engine.parallel.configure_threads, called in build_app,
+# says why and sets the engine's threads; this spares OpenBLAS starting threads it never uses).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # numpy asks the kernel for huge pages for arrays of 4 MB and more; with transparent huge pages
 # on "madvise" the first touch of such memory may wait for the kernel to compact memory. The
@@ -80,6 +80,9 @@ def build_app(argv: list[str]) -> object:
     from app.pgimport import import_pyqtgraph
 
     keep_freed_memory()  # each edit reuses the memory of the one before (app/memory.py)
+    from engine.parallel import configure_threads
+
+    configure_threads()  # the app's threads, which every benchmark uses too
 
     pg = import_pyqtgraph()  # without building every Qt class (app/pgimport.py)
     from PySide6.QtWidgets import QApplication

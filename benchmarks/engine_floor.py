@@ -7,7 +7,8 @@ the same run, with the same interleaved timing (``engine_bench.median_ms``):
 
 - ``products``: the layer's seven matrix products alone (q, k, v, o, gate, up, down; T = 64),
   shared over the threads exactly as ``run_layer`` shares them (whole kv-head groups, then
-  whole MLP columns; BLAS on one thread in each), with nothing else computed. No layer that
+  whole MLP columns; BLAS on one thread in each; as many threads as the app uses,
+  ``engine.parallel.configure_threads``), with nothing else computed. No layer that
   runs these products can take less; ours and HF's run the same ones.
 - ``run_layer`` (all 23 steps recorded) and HF's ``Qwen3DecoderLayer`` (float64, eager), and
   each one's time above ``products``.
@@ -43,7 +44,7 @@ for _path in (ROOT, ROOT / "benchmarks"):
 import engine_bench  # noqa: E402  (its timing, HF set-up and version report)
 
 from engine import LayerWeights, Qwen3Config, parallel, run_layer  # noqa: E402
-from engine.layer import _head_columns, kv_groups  # noqa: E402
+from engine.fastpath import _head_columns, kv_groups  # noqa: E402
 
 T = 64
 
@@ -150,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=12.0,
                         help="seconds of timing for the layer figures (default 12)")
     args = parser.parse_args(argv)
+    parallel.configure_threads()  # what the app runs
 
     config = Qwen3Config.qwen3_0_6b()
     weights = LayerWeights.random(config, 0)

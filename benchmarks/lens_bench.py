@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from engine import LayerWeights, Qwen3Config, embed, ops, run_layer, tokenize
+from engine import LayerWeights, Qwen3Config, embed, ops, parallel, run_layer, tokenize
 from engine.lenses import (
     attention_facts,
     energy_sweep,
@@ -59,6 +59,7 @@ def projection_geometry(v, eps, sigma1=0.0, sigma2=1.0):
 
 
 def main():
+    parallel.configure_threads()  # what the app runs
     config = Qwen3Config.toy()
     weights = LayerWeights.random(config, seed=1)
     x = embed(tokenize(SENTENCE), config.hidden_size)

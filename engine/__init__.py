@@ -13,6 +13,7 @@ from engine.continuous import (
     substep_layer,
 )
 from engine.errors import EngineError
+from engine.intervention import Intervention
 from engine.layer import STEP_INFO, STEP_NAMES, LayerTrace, Step, StepInfo, run_layer
 from engine.norms import (
     NormComparison,
@@ -36,6 +37,7 @@ __all__ = [
     "Convergence",
     "DepthStates",
     "EngineError",
+    "Intervention",
     "LayerTrace",
     "LayerWeights",
     "NormComparison",

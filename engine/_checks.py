@@ -1,5 +1,6 @@
-"""Argument checks shared across the engine: wrong types become an EngineError that says what
-to pass, not an AttributeError or a numpy error from deep inside."""
+"""Argument checks shared across the engine (wrong types become an EngineError that says what
+to pass, not an AttributeError or a numpy error from deep inside), and the two ways the engine
+hands out read-only result arrays."""
 
 from __future__ import annotations
 
@@ -21,6 +22,22 @@ def as_array(x: object, name: str) -> np.ndarray:
         return np.asarray(x)
     except (ValueError, TypeError) as exc:
         raise EngineError("array_ragged", name=name, reason=exc) from None
+
+
+def readonly(array: np.ndarray) -> np.ndarray:
+    """``array`` C-ordered and read-only, without a copy when it is C-ordered already: for a
+    fresh result the caller alone holds (it freezes that very array)."""
+    array = np.ascontiguousarray(array)
+    array.setflags(write=False)
+    return array
+
+
+def frozen(array: object) -> np.ndarray:
+    """A C-ordered float64 copy that cannot be written: for a result made from arrays a caller
+    may still hold (or write) and which panels keep."""
+    out = np.array(array, dtype=np.float64, order="C")
+    out.setflags(write=False)
+    return out
 
 
 def check_config(config: object) -> Qwen3Config:

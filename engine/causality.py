@@ -1,4 +1,5 @@
-"""Compare two traces position by position: what the causal mask guarantees (PAPER E11, E12).
+"""Compare two traces position by position: what the causal mask guarantees
+(docs/continuous.md, E11, E12).
 
 Edit token f and, in a causal layer, every row i < f of every step is *bitwise* unchanged —
 except the raw scores ``attn_scores[h, i, f]``: a query still meets the edited key before the
@@ -16,21 +17,16 @@ from types import MappingProxyType
 
 import numpy as np
 
+from engine._checks import readonly as _readonly
 from engine.errors import EngineError
 from engine.layer import STEP_INFO, STEP_NAMES, LayerTrace
 
 _TOKEN_AXES = ("token", "query token", "key token")
 
 
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array = np.ascontiguousarray(array)
-    array.setflags(write=False)
-    return array
-
-
 @dataclass(frozen=True)
 class CausalityReport:
-    """Differences between two traces of the same layer, row by row (PAPER E11, E12).
+    """Differences between two traces of the same layer, row by row (docs/continuous.md, E11, E12).
 
     ``first_changed`` is the first token whose ``embed`` row differs; when the common prefix is
     identical it is the common length (T for two identical inputs, the old T when a token was

@@ -1,6 +1,6 @@
 """The continuous view of one Qwen3 layer: depth is time, a residual is an explicit Euler step.
 
-A pre-norm Qwen3 layer is two explicit Euler sub-steps with Δt = 1 (PAPER.md):
+A pre-norm Qwen3 layer is two explicit Euler sub-steps with Δt = 1 (docs/continuous.md):
 ``h = x + A(x)`` then ``out = h + M(h)``, where ``A(u) = Attention(RMSNorm₁(u))`` and
 ``M(u) = MLP(RMSNorm₂(u))`` are the two *branches* (the norm sits inside the vector field).
 This module gives
@@ -12,7 +12,9 @@ This module gives
   second order (E13);
 - :func:`rezero_layer`: the ReZero α view, identity at α = 0 and linear for small α (E15).
 
-All float64 numpy; no Qt.
+Every function takes the layer's ``intervention=`` (``engine.Intervention``) as ``run_layer``
+does: heads and neurons switched off inside the branches, and a skipped branch is a zero
+vector field (attention skipped: each step is a pure MLP step). All float64 numpy; no Qt.
 """
 
 from __future__ import annotations
@@ -25,44 +27,23 @@ from typing import Literal
 import numpy as np
 
 from engine import ops
-from engine._checks import check_config
+from engine._checks import readonly as _readonly
 from engine._checks import real as _real
+from engine.bounds import OVERFLOW
 from engine.config import Qwen3Config
 from engine.errors import EngineError, Phrase
-from engine.layer import (
-    LayerTrace,
-    attention_sublayer,
-    check_flag,
-    check_input,
-    mlp_sublayer,
-)
+from engine.fastpath import attention_sublayer, mlp_sublayer
+from engine.intervention import Intervention, check_intervention
+from engine.layer import LayerTrace, check_flag, check_input, check_weights
 from engine.weights import LayerWeights
 
 Scheme = Literal["euler", "heun", "strang"]
 SCHEMES: tuple[str, ...] = ("euler", "heun", "strang")
 
-#: Beyond this a value would overflow when an RMSNorm squares it (same limit as run_layer).
-_OVERFLOW = 1e150
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array = np.ascontiguousarray(array)
-    array.setflags(write=False)
-    return array
-
-
 def _check_finite_result(array: np.ndarray, what: str) -> np.ndarray:
-    if not np.abs(array).max(initial=0.0) < _OVERFLOW:
+    if not np.abs(array).max(initial=0.0) < OVERFLOW:
         raise EngineError("overflow_alpha", what=what)
     return array
-
-
-def _check_weights(weights: object, config: Qwen3Config) -> None:
-    check_config(config)
-    if not isinstance(weights, LayerWeights):
-        raise EngineError("weights_type", got=type(weights).__name__)
-    if weights.config != config:
-        raise EngineError("weights_config", made_for=weights.config, config=config)
 
 
 # --------------------------------------------------------------------------------------------
@@ -72,7 +53,7 @@ def _check_weights(weights: object, config: Qwen3Config) -> None:
 class _Branches:
     """``A(u)`` and ``M(u)`` for one layer and one sequence length, fast enough to sweep.
 
-    The same functions as ``run_layer`` (``engine.layer``'s ``attention_sublayer``,
+    The same functions as ``run_layer`` (``engine.fastpath``'s ``attention_sublayer``,
     ``mlp_sublayer`` and ``ops``), so for a ``[T, D]`` state the branches reproduce its ``o_proj``
     and ``down_proj`` bit for bit (a test holds this). :func:`convergence` evaluates them about
     a thousand times on a toy-sized state, where numpy's per-call overhead, not arithmetic, is
@@ -80,35 +61,47 @@ class _Branches:
     each. A leading batch axis ``[B, T, D]`` advances several trajectories at once.
 
     Callers hold ``np.errstate(all="ignore")`` and check the result for overflow once.
+    ``intervention``: as ``run_layer`` takes it; a skipped branch is the zero field (and
+    :func:`_step_euler` leaves the state as it is, bit for bit, as the layer does).
     """
 
     def __init__(self, weights: LayerWeights, config: Qwen3Config, t: int,
-                 causal: bool) -> None:
+                 causal: bool, intervention: Intervention | None = None) -> None:
         self.weights, self.config, self.t, self.causal = weights, config, t, causal
         self.eps = config.rms_norm_eps
         self.w_in = weights["input_layernorm.weight"]
         self.w_post = weights["post_attention_layernorm.weight"]
+        iv = intervention or Intervention()
+        self.skip_attention, self.skip_mlp = iv.skips("attention"), iv.skips("mlp")
+        self.heads = iv.head_factors(config.num_attention_heads)
+        self.neurons = iv.neurons()
 
     def attention(self, u: np.ndarray) -> np.ndarray:
         """``A(u) = o_proj(attention(RMSNorm₁(u)))`` for ``u [..., T, D]``."""
+        if self.skip_attention:
+            return np.zeros_like(u)
         normed = ops.rms_norm(u, self.w_in, self.eps)  # [..., T, D]
-        return attention_sublayer(normed, self.weights, self.config, self.causal).output
+        return attention_sublayer(normed, self.weights, self.config, self.causal,
+                                  heads=self.heads).output
 
     def mlp(self, u: np.ndarray) -> np.ndarray:
         """``M(u) = down_proj(SiLU(gate) ⊙ up)`` of ``RMSNorm₂(u)``, token by token."""
+        if self.skip_mlp:
+            return np.zeros_like(u)
         normed = ops.rms_norm(u, self.w_post, self.eps)  # [..., T, D]
-        return mlp_sublayer(normed, self.weights, self.config).output
+        return mlp_sublayer(normed, self.weights, self.config, self.neurons).output
 
     def field(self, u: np.ndarray) -> np.ndarray:
         """The flow's right-hand side ``F(u) = A(u) + M(u)`` (both branches at the same u)."""
         return self.attention(u) + self.mlp(u)
 
 
-def _prepare(x: object, weights: LayerWeights, config: Qwen3Config,
-             causal: bool) -> tuple[np.ndarray, _Branches]:
-    _check_weights(weights, config)
+def _prepare(x: object, weights: LayerWeights, config: Qwen3Config, causal: bool,
+             intervention: object = None) -> tuple[np.ndarray, _Branches]:
+    check_weights(weights, config)
     u = check_input(x, config)
-    if not np.abs(u).max() < _OVERFLOW:  # RMSNorm would square it to Inf and quietly give 0
+    iv = check_intervention(intervention, config)
+    if not np.abs(u).max() < OVERFLOW:  # RMSNorm would square it to Inf and quietly give 0
         raise EngineError("input_past_1e150")
     if config.rms_norm_eps == 0:
         # the first RMSNorm of a zero row is 0/0: say so, not "overflowed" after the NaN (a
@@ -117,23 +110,27 @@ def _prepare(x: object, weights: LayerWeights, config: Qwen3Config,
             squares = np.add.reduce(u * u, axis=-1)
         if not np.all(squares):
             raise EngineError("zero_row_rms")
-    return u, _Branches(weights, config, u.shape[0], check_flag(causal, "causal"))
+    return u, _Branches(weights, config, u.shape[0], check_flag(causal, "causal"), iv)
 
 
 def attention_branch(u: object, weights: LayerWeights, config: Qwen3Config,
-                     causal: bool = True) -> np.ndarray:
+                     causal: bool = True, *,
+                     intervention: Intervention | None = None) -> np.ndarray:
     """``A(u) = Attention(RMSNorm₁(u))`` for a state ``u [T, D]``: the first sub-step's
-    vector field. ``u + A(u)`` is ``run_layer``'s ``resid_attn`` (bit for bit)."""
-    state, branches = _prepare(u, weights, config, causal)
+    vector field. ``u + A(u)`` is ``run_layer``'s ``resid_attn`` (bit for bit; with the
+    attention skipped A is zero and ``resid_attn`` is ``u`` itself)."""
+    state, branches = _prepare(u, weights, config, causal, intervention)
     with np.errstate(all="ignore"):  # overflow is reported once, in words
         update = branches.attention(state)
     return _readonly(_check_finite_result(update, Phrase("the attention branch")))
 
 
-def mlp_branch(u: object, weights: LayerWeights, config: Qwen3Config) -> np.ndarray:
+def mlp_branch(u: object, weights: LayerWeights, config: Qwen3Config, *,
+               intervention: Intervention | None = None) -> np.ndarray:
     """``M(u) = MLP(RMSNorm₂(u))`` for a state ``u [T, D]``: the second sub-step's vector field,
     acting on each token alone. ``h + M(h)`` is ``run_layer``'s output (bit for bit)."""
-    state, branches = _prepare(u, weights, config, True)  # the MLP never looks across tokens
+    # the MLP never looks across tokens
+    state, branches = _prepare(u, weights, config, True, intervention)
     with np.errstate(all="ignore"):
         update = branches.mlp(state)
     return _readonly(_check_finite_result(update, Phrase("the MLP branch")))
@@ -159,8 +156,10 @@ class DepthStates:
 
     times: tuple[float, float, float]
     states: np.ndarray  # [3, T, D]
-    attn_update: np.ndarray  # [T, D]: A, the o_proj output
-    mlp_update: np.ndarray  # [T, D]: M, the down_proj output
+    attn_update: np.ndarray  # [T, D]: A, the o_proj output (zero when the branch is skipped)
+    mlp_update: np.ndarray  # [T, D]: M, the down_proj output (zero when skipped)
+    #: the branches the trace's intervention skipped: their sub-step leaves u as it is
+    skipped: tuple[str, ...] = ()
 
     @property
     def num_tokens(self) -> int:
@@ -180,9 +179,12 @@ class DepthStates:
         return "mlp", 2.0 * t - 1.0
 
     def at(self, t: float) -> np.ndarray:
-        """The state u(t) ``[T, D]``: ``x + s·A`` for t ≤ ½, else ``h + s·M`` (PAPER E14)."""
+        """The state u(t) ``[T, D]``: ``x + s·A`` for t ≤ ½, else ``h + s·M`` (E14 in
+        docs/continuous.md); a skipped sub-step's state is its start, as the layer has it."""
         phase, s = self.sub_step(t)
-        if phase == "attention":
+        if phase in self.skipped:
+            state = self.states[0 if phase == "attention" else 1].copy()
+        elif phase == "attention":
             state = self.states[0] + s * self.attn_update
         else:
             state = self.states[1] + s * self.mlp_update
@@ -221,12 +223,18 @@ class DepthStates:
 
 
 def depth_states(trace: LayerTrace) -> DepthStates:
-    """The depth-time states of a recorded layer; no recompute, just views of the trace."""
+    """The depth-time states of a recorded layer; no recompute, just views of the trace.
+
+    The trace's own intervention (``trace.intervention``) applies: a branch it skipped moves
+    nothing (its update is zero, so u(t) stays at the sub-step's start)."""
     if not isinstance(trace, LayerTrace):
         raise EngineError("expected_trace", got=type(trace).__name__)
     states = np.stack([trace["embed"], trace["resid_attn"], trace["resid_mlp"]])  # [3, T, D]
+    skipped = () if trace.intervention is None else trace.intervention.skip
+    updates = [_readonly(np.zeros_like(trace[name])) if branch in skipped else trace[name]
+               for name, branch in (("o_proj", "attention"), ("down_proj", "mlp"))]
     return DepthStates(times=(0.0, 0.5, 1.0), states=_readonly(states),
-                       attn_update=trace["o_proj"], mlp_update=trace["down_proj"])
+                       attn_update=updates[0], mlp_update=updates[1], skipped=skipped)
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,9 +256,10 @@ def _check_count(n: object, name: str = "n") -> int:
 
 
 def _step_euler(b: _Branches, u: np.ndarray, dt: np.ndarray | float) -> np.ndarray:
-    """The layer's own form (Lie splitting, explicit Euler sub-steps): first order."""
-    h = u + dt * b.attention(u)
-    return h + dt * b.mlp(h)
+    """The layer's own form (Lie splitting, explicit Euler sub-steps): first order. A skipped
+    branch leaves the state as it is (``u + 0`` would turn -0.0 into 0.0; the layer copies)."""
+    h = u.copy() if b.skip_attention else u + dt * b.attention(u)
+    return h.copy() if b.skip_mlp else h + dt * b.mlp(h)
 
 
 def _step_heun(b: _Branches, u: np.ndarray, dt: np.ndarray | float) -> np.ndarray:
@@ -345,28 +354,29 @@ def _integrate_many(b: _Branches, x: np.ndarray, ns: Sequence[int],
 
 
 def substep_layer(x: object, weights: LayerWeights, config: Qwen3Config, n: int, *,
-                  causal: bool = True, scheme: Scheme = "euler") -> np.ndarray:
-    """The layer's two sub-steps repeated n times with Δt = 1/n (PAPER E13).
+                  causal: bool = True, scheme: Scheme = "euler",
+                  intervention: Intervention | None = None) -> np.ndarray:
+    """The layer's two sub-steps repeated n times with Δt = 1/n (E13, docs/continuous.md).
 
     ``"euler"`` is the layer's own form, ``u ← u + Δt·A(u); u ← u + Δt·M(u)``; with n = 1 it *is*
     the layer (``run_layer``'s output, bit for bit). As n grows it approaches the flow
     ``u' = A(u) + M(u)`` from u(0) = x at first order. ``"heun"`` (on ``A + M``) and
     ``"strang"`` (half A, M, half A, each by the midpoint rule) approach it at second order.
     """
-    u, branches = _prepare(x, weights, config, causal)
+    u, branches = _prepare(x, weights, config, causal, intervention)
     out = _integrate(branches, u, _check_count(n), _check_scheme(scheme))
     return _readonly(_check_finite_result(out, Phrase("the sub-stepped layer")))
 
 
 def rezero_layer(x: object, weights: LayerWeights, config: Qwen3Config, alpha: float, *,
-                 causal: bool = True) -> np.ndarray:
-    """The ReZero view: ``h = x + α·A(x)``, ``out = h + α·M(h)`` (PAPER E15).
+                 causal: bool = True, intervention: Intervention | None = None) -> np.ndarray:
+    """The ReZero view: ``h = x + α·A(x)``, ``out = h + α·M(h)`` (E15, docs/continuous.md).
 
     α = 0 is the identity, bit for bit; for small α the response ``(out − x)/α`` tends to
     ``A(x) + M(x)``, the flow's velocity at t = 0. α = 1 is the layer itself.
     """
     alpha = _real(alpha, "alpha")
-    u, branches = _prepare(x, weights, config, causal)
+    u, branches = _prepare(x, weights, config, causal, intervention)
     with np.errstate(all="ignore"):
         out = _step_euler(branches, u, alpha)
     return _readonly(_check_finite_result(out, Phrase("the ReZero layer")))
@@ -443,15 +453,16 @@ REFERENCE_STEPS = 32
 
 def convergence(x: object, weights: LayerWeights, config: Qwen3Config,
                 ns: Sequence[int] = (1, 2, 4, 8, 16, 32, 64), *, causal: bool = True,
-                second_order: Scheme = "heun") -> Convergence:
+                second_order: Scheme = "heun",
+                intervention: Intervention | None = None) -> Convergence:
     """Sub-step the layer n times for each n in ``ns`` and measure the distance to the flow.
 
-    PAPER E13: Euler's error halves as n doubles (ratio ≈ 2); the second-order scheme's drops
-    by ≈ 4 (both only asymptotically: at n = 1, 2 the observed order is still off). The
-    reference flow is RK4 with :data:`REFERENCE_STEPS` steps. ``ns`` must increase. The GUI
-    plots this live, so the runs of each scheme advance together in a few batched lanes (see
-    ``_integrate_many``): about 45 ms at the toy size, where 64 sequential sub-steps are the
-    floor.
+    E13 (docs/continuous.md): Euler's error halves as n doubles (ratio ≈ 2); the second-order
+    scheme's drops by ≈ 4 (both only asymptotically: at n = 1, 2 the observed order is still
+    off). The reference flow is RK4 with :data:`REFERENCE_STEPS` steps. ``ns`` must increase.
+    The GUI plots this live, so the runs of each scheme advance together in a few batched
+    lanes (see ``_integrate_many``): about 45 ms at the toy size, where 64 sequential
+    sub-steps are the floor.
     """
     if isinstance(ns, (str, bytes)) or not isinstance(ns, Iterable):
         raise EngineError("ns_type", value=ns)
@@ -465,7 +476,7 @@ def convergence(x: object, weights: LayerWeights, config: Qwen3Config,
     second = _check_scheme(second_order)
     if second == "euler":
         raise EngineError("second_order")
-    u, branches = _prepare(x, weights, config, causal)
+    u, branches = _prepare(x, weights, config, causal, intervention)
     layer_output = _integrate(branches, u, 1, "euler")  # the real layer, as run_layer has it
     euler = _integrate_many(branches, u, ns, "euler")  # [K, T, D]
     higher = _integrate_many(branches, u, ns, second)  # [K, T, D]

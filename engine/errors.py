@@ -57,6 +57,17 @@ MESSAGES: dict[str, str] = {
     "layer_zero_rms": "the layer divided by zero at step {index} ({step}): {norm_of} is zero (or "
                       "too small to square in float64), and a zero vector has no RMS at "
                       "rms_norm_eps = 0; use rms_norm_eps > 0 or {fix}",
+    # interventions (engine.Intervention)
+    "intervention_type": "intervention must be an engine.Intervention or None, got {got}",
+    "intervention_indices": "{name} must be whole numbers (head or neuron indices), got {value!r}",
+    "intervention_negative": "{name}: indices count from 0, got {index}",
+    "intervention_repeat": "{name} lists an index twice: {value}",
+    "intervention_range": "{name}: there is no {index}; valid indices are 0 to {last}",
+    "intervention_scale_type": "head_scale must map head indices to factors, got {value!r}",
+    "intervention_scale": "head_scale: the factor of head {head} must be a finite number, "
+                          "got {value!r}",
+    "intervention_zero_and_scale": "heads {heads} are both zeroed and scaled; choose one",
+    "intervention_skip": "skip names branches to skip, from {choices}; got {value!r}",
     "layer_overflow": "the layer overflowed at step {index} ({step}); use smaller inputs or "
                       "weights",
     # traces

@@ -1,4 +1,4 @@
-"""Normalisation read as projection onto a constraint set (PAPER.md E5–E10).
+"""Normalisation read as projection onto a constraint set (docs/continuous.md, E5–E10).
 
 LayerNorm with ε = 0 is the nearest point of S(σ₁, σ₂) = {u : mean u = σ₁, variance u = σ₂²},
 a sphere of radius √d·σ₂ in the hyperplane mean u = σ₁; RMSNorm with ε = 0 and γ = 1 is the
@@ -16,15 +16,9 @@ import numpy as np
 
 from engine import ops
 from engine._checks import as_array
+from engine._checks import frozen as _readonly  # our own float64 copy
 from engine._checks import real as _real
 from engine.errors import EngineError
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array = np.array(array, dtype=np.float64, order="C")  # our own copy
-    array.setflags(write=False)
-    return array
-
 
 #: The norms square their input without rescaling (as the layer does), so a vector is taken
 #: only where its squares stay normal float64: largest |entry| 0 or in [1e-150, 1e150]. Beyond
@@ -131,7 +125,7 @@ class Projection:
 
 
 def project_to_layernorm_set(v: object, sigma1: float = 0.0, sigma2: float = 1.0) -> Projection:
-    """Nearest point of S(σ₁, σ₂) = {mean σ₁, variance σ₂²} to v (PAPER E5–E7).
+    """Nearest point of S(σ₁, σ₂) = {mean σ₁, variance σ₂²} to v (docs/continuous.md, E5–E7).
 
     For non-constant v it is ``σ₁ + σ₂(v − m)/s`` — LayerNorm with ε = 0 and scalar γ = σ₂,
     β = σ₁ — at squared distance ``d[(σ₂ − s)² + (σ₁ − m)²]``. The antipode ``σ₁ − σ₂(v − m)/s``
@@ -166,7 +160,8 @@ def project_to_layernorm_set(v: object, sigma1: float = 0.0, sigma2: float = 1.0
 
 
 def rmsnorm_radial_projection(v: object) -> Projection:
-    """RMSNorm (ε = 0, γ = 1) as the radial projection onto the sphere ‖u‖ = √d (PAPER E10).
+    """RMSNorm (ε = 0, γ = 1) as the radial projection onto the sphere ‖u‖ = √d
+    (docs/continuous.md, E10).
 
     The point is ``v / rms(v)`` at squared distance ``d(rms − 1)²``; the antipode ``−v / rms(v)``
     is the farthest point, at ``d(rms + 1)²``. Unlike LayerNorm the output keeps v's mean
@@ -293,7 +288,7 @@ def compare_norms(v: object, *, eps: float = 0.0,
 
 @dataclass(frozen=True)
 class LayerNormMiss:
-    """How far LayerNorm with ε > 0 lands from S(0, 1) (PAPER E8).
+    """How far LayerNorm with ε > 0 lands from S(0, 1) (docs/continuous.md, E8).
 
     LN_ε(v) = (v − m)/√(s² + ε) has standard deviation s/√(s² + ε) < 1, so it lies inside the
     sphere, at distance √d(1 − s/√(s² + ε)) from it: negligible for s ≈ 1, large for small s.
@@ -307,7 +302,7 @@ class LayerNormMiss:
 
 
 def layernorm_miss(v: object, eps: float) -> LayerNormMiss:
-    """Distance from LayerNorm_ε(v) to the set it is meant to land on (PAPER E8)."""
+    """Distance from LayerNorm_ε(v) to the set it is meant to land on (docs/continuous.md, E8)."""
     vec = _vector(v, 2)
     eps = _real(eps, "eps", low=0.0)
     if eps == 0 and _is_constant(vec):
@@ -328,8 +323,9 @@ def layernorm_miss(v: object, eps: float) -> LayerNormMiss:
 @dataclass(frozen=True)
 class AffineGap:
     """Per-feature γ, β: LayerNorm's output versus a point of its own image set that is closer
-    to v (PAPER E9). The image set is {β + γ ⊙ w : w ∈ S(0, 1)}; with a non-uniform γ the
-    LayerNorm output ``β + γ ⊙ (v − m)/s`` is in it but is no longer the nearest point."""
+    to v (docs/continuous.md, E9). The image set is {β + γ ⊙ w : w ∈ S(0, 1)}; with a
+    non-uniform γ the LayerNorm output ``β + γ ⊙ (v − m)/s`` is in it but is no longer the
+    nearest point."""
 
     layer_norm: np.ndarray
     layer_norm_distance: float

@@ -1,7 +1,7 @@
 """The small numeric pieces of a Qwen3 layer, each exactly as Hugging Face computes it.
 
 Everything is float64. Stock HF runs RMSNorm, RoPE tables and softmax in float32; we keep
-HF's math at full precision (see DESIGN.md).
+HF's math at full precision (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 With few rows (T = 64 at the Qwen3-0.6B shape) OpenBLAS's own threads each take part of every
 product and wait for one another at every call. Here each thread instead takes whole output
 columns (its own rows of W) with BLAS on one thread. The layer's two sub-steps go further
-(``engine.layer.attention_sublayer`` and ``mlp_sublayer``): a thread takes whole GQA head
+(``engine.fastpath.attention_sublayer`` and ``mlp_sublayer``): a thread takes whole GQA head
 groups through projections, norms, RoPE, attention and their share of o_proj, or whole MLP
 columns through gate, up, SiLU, gating and their share of down_proj, so the threads meet twice
 per layer instead of at every product. Waking a sleeping thread costs 0.1–0.3 ms on this kind
@@ -18,8 +18,8 @@ computation, and the causality of the split path bitwise).
 
 The number of threads is the number BLAS was given (``OPENBLAS_NUM_THREADS``, else the
 cores); with one, or with no BLAS whose threads can be set (threadpoolctl finds it), everything
-runs as plain numpy in the caller's thread. The app gives BLAS one thread, so its engine never
-competes with the UI for the second core.
+runs as plain numpy in the caller's thread. The app and every benchmark call
+:func:`configure_threads`, which decides it once for all of them (see there why).
 """
 
 from __future__ import annotations
@@ -64,6 +64,35 @@ def set_workers(count: int) -> None:
         raise ValueError(f"workers must be a whole number >= 1, got {count!r}")
     workers()  # looks the BLAS up first
     _workers = count if _blas is not None else 1
+
+
+#: The engine's threads in the app and in every benchmark (:func:`configure_threads`): one.
+#: Why (issue 20; two runs on a 2-core machine shared with other work, medians of interleaved
+#: blocks): the app's toy edit never reaches ``MIN_WORK``, so sharing cannot speed it up; a
+#: Qwen3-0.6B layer at T = 64 took 221 / 145 ms on one thread and 224 / 150 ms shared over two.
+#: Next to a second thread that "paints" (numpy work that releases the GIL, as Qt's painting
+#: does) sharing took 296 / 194 ms against 314 / 241 ms, but only by taking the painter's
+#: core: it lost 33 % / 19 % of its pace. The app's worker computes while the GUI thread
+#: paints, so the second core is the GUI's. (On an idle machine with nothing to paint, sharing
+#: speeds a big layer up: set this to the cores there.)
+APP_WORKERS = 1
+
+
+def configure_threads() -> int:
+    """Put BLAS and the engine on the one configuration the app runs, and return the engine's
+    thread count: BLAS on one thread (OpenBLAS's own threads spin between calls and a tiny
+    product ran ~18x slower on two) and :data:`APP_WORKERS` engine threads. The app calls it
+    at start-up and every benchmark before it times anything, so a benchmark measures what a
+    user runs. Call it from the main thread before any layer runs."""
+    global _saved_threads
+    workers()  # looks the BLAS up
+    if _blas is not None:
+        with _lock:
+            if _active == 0:
+                _set_blas_threads(1)
+            _saved_threads = 1  # what single_threaded_blas() restores
+    set_workers(APP_WORKERS)
+    return workers()
 
 
 def _find_blas() -> tuple[Any, int]:

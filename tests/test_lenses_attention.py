@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine import EngineError, LayerWeights, Qwen3Config, embed, ops, parallel, run_layer, tokenize
-from engine.layer import kv_groups
+from engine.fastpath import kv_groups
 from engine.lenses import (
     attention_facts,
     head_contributions,

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from engine import Qwen3Config, ops
-from engine.layer import _rope_tables, attend, rope
+from engine.blocking import attend
+from engine.fastpath import _rope_tables, rope
 
 RNG = np.random.default_rng(11)
 

@@ -22,7 +22,7 @@ from engine import (
     Qwen3Config,
     compare_traces,
     embed,
-    layer,
+    fastpath,
     parallel,
     run_layer,
 )
@@ -229,7 +229,7 @@ def test_the_split_layer_meets_its_threads_twice(split_everything, monkeypatch):
 def test_head_groups_agree_with_one_thread_and_keep_causality(split_everything, config):
     weights = LayerWeights.random(config, seed=10)
     x = embed(tokens(90), config.hidden_size)
-    assert [g.stop - g.start for g in layer.kv_groups(x, config)] == \
+    assert [g.stop - g.start for g in fastpath.kv_groups(x, config)] == \
         ([1, 1] if config is MEDIUM else [1, 2])
     shared = run_layer(x, weights, config)
     parallel.set_workers(1)
@@ -332,3 +332,20 @@ def test_a_task_error_still_waits_for_the_other_shares(split_everything):
     with pytest.raises(ValueError, match="bad share"):
         parallel.run([own_share, other_share])
     assert other_done.is_set()
+
+
+def test_configure_threads_is_the_apps_configuration():
+    """The app and every benchmark run the engine through configure_threads: BLAS on one
+    thread, APP_WORKERS engine threads (engine/parallel.py says why)."""
+    before_workers = parallel.workers()
+    before_blas = parallel._blas.get_num_threads()
+    try:
+        assert parallel.configure_threads() == parallel.APP_WORKERS == parallel.workers()
+        assert parallel._blas.get_num_threads() == 1
+        with parallel.single_threaded_blas():
+            pass
+        assert parallel._blas.get_num_threads() == 1  # what it restores
+    finally:
+        parallel._set_blas_threads(before_blas)
+        parallel._saved_threads = before_blas
+        parallel.set_workers(before_workers)

@@ -1,4 +1,4 @@
-"""The paper and physics lenses (issue 6): each exact statement of PAPER.md as a live result.
+"""The paper and physics lenses (issue 6): each exact statement (docs/continuous.md) live.
 
 Every function here is pure numpy float64 and returns a frozen dataclass whose arrays are
 read-only, so a panel can hold a result without copying it. Modules:

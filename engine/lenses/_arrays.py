@@ -5,14 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine._checks import as_array, real
+from engine._checks import frozen as frozen  # the lenses import it from here
 from engine.errors import EngineError
-
-
-def frozen(array: object) -> np.ndarray:
-    """A C-contiguous float64 copy that cannot be written: results are shared with panels."""
-    out = np.array(array, dtype=np.float64, order="C")
-    out.setflags(write=False)
-    return out
 
 
 def real_array(name: str, value: object, ndim: int) -> np.ndarray:

@@ -17,18 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import ops, parallel
+from engine.blocking import attend
 from engine.config import Qwen3Config
 from engine.errors import EngineError
-from engine.layer import (
-    LayerTrace,
-    _check_weights,
-    attend,
-    check_flag,
-    check_input,
-    kv_groups,
-    project_heads_out,
-    project_qkv,
-)
+from engine.fastpath import kv_groups, project_heads_out, project_qkv
+from engine.layer import LayerTrace, check_flag, check_input, check_weights
 from engine.lenses._arrays import frozen, real_array, whole
 from engine.weights import LayerWeights
 
@@ -181,7 +174,7 @@ def visible_value_range(values: object, causal: bool) -> tuple[np.ndarray, np.nd
 
 def logit_bound(weights: LayerWeights, config: Qwen3Config) -> float:
     """``√d·max|γ_q|·max|γ_k|``: no scaled logit ``q·k/√d`` can exceed it in size (E22)."""
-    _check_weights(weights, config)
+    check_weights(weights, config)
     return float(np.sqrt(config.head_dim)
                  * np.max(np.abs(weights["self_attn.q_norm.weight"]))
                  * np.max(np.abs(weights["self_attn.k_norm.weight"])))
@@ -194,7 +187,7 @@ def attention_facts(trace: LayerTrace, weights: LayerWeights) -> AttentionFacts:
     config = trace.config
     # weights of another shape with the same o_proj would pass head_contributions and show
     # E23 "violated": they must be made for the trace's config, as run_layer checks
-    _check_weights(weights, config)
+    check_weights(weights, config)
     h, d = config.num_attention_heads, config.head_dim
     contributions = head_contributions(trace["attn_context"],
                                        weights["self_attn.o_proj.weight"], h)

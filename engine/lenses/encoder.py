@@ -1,8 +1,8 @@
 """The paper's own object: a 2017 post-norm encoder block and the Lie splitting step equal to it.
 
 Tai, Liu, Li and Chan read one classic encoder block as one time step of
-``u_t = A[u] + N[u] + F[u]`` split into six sub-steps (PAPER.md). This module computes both
-sides so a panel can put them next to each other and show the max |difference| live.
+``u_t = A[u] + N[u] + F[u]`` split into six sub-steps (docs/continuous.md). This module computes
+both sides so a panel can put them next to each other and show the max |difference| live.
 
 Layout is the paper's: row vectors times matrices (``x @ W``, ``W`` is ``[in, out]``), not HF's
 ``[out, in]``; tokens are rows of ``u`` (``[T, d]``).
@@ -48,6 +48,7 @@ from typing import Literal
 import numpy as np
 
 from engine import ops
+from engine.bounds import OVERFLOW
 from engine.errors import EngineError, Phrase
 from engine.lenses._arrays import finite, frozen, non_negative, positive, real_array, whole
 
@@ -351,16 +352,12 @@ def encoder_block(x: object, block: EncoderBlock, *, eps: float = 0.0,
                            Phrase("the block's second LayerNorm"))
 
 
-#: As in run_layer: past this a LayerNorm's squares would overflow.
-_OVERFLOW = 1e150
-
-
 def _layer_norm(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray,
                 what: str) -> np.ndarray:
     """``ops.layer_norm`` (the same bits) for callers holding ``np.errstate(all="ignore")``,
     with an EngineError instead of Inf or NaN: overflow before it, or 0/0 at ε = 0 on a row
     whose variance is 0 (all features equal, or so close that their squares underflow)."""
-    if not np.abs(x).max(initial=0.0) < _OVERFLOW:
+    if not np.abs(x).max(initial=0.0) < OVERFLOW:  # as in run_layer
         raise EngineError("overflow_before", what=what)
     out = ops.layer_norm(x, eps, gamma, beta)
     if np.isfinite(out).all():

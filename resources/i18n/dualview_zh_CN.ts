@@ -943,6 +943,42 @@ after attn.</source>
         <translation>这一层在第 {index} 步（{step}）除以了零：{norm_of}为零（或小到在 float64 中平方后下溢），而 rms_norm_eps = 0 时零向量没有 RMS；请使用 rms_norm_eps &gt; 0，或{fix}</translation>
     </message>
     <message>
+        <source>intervention must be an engine.Intervention or None, got {got}</source>
+        <translation>intervention 必须是 engine.Intervention 或 None，得到的是 {got}</translation>
+    </message>
+    <message>
+        <source>{name} must be whole numbers (head or neuron indices), got {value!r}</source>
+        <translation>{name} 必须是整数（头或神经元的编号），得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>{name}: indices count from 0, got {index}</source>
+        <translation>{name}：编号从 0 开始，得到的是 {index}</translation>
+    </message>
+    <message>
+        <source>{name} lists an index twice: {value}</source>
+        <translation>{name} 把同一个编号列了两次：{value}</translation>
+    </message>
+    <message>
+        <source>{name}: there is no {index}; valid indices are 0 to {last}</source>
+        <translation>{name}：没有编号 {index}；有效编号为 0 到 {last}</translation>
+    </message>
+    <message>
+        <source>head_scale must map head indices to factors, got {value!r}</source>
+        <translation>head_scale 必须把头的编号映射到系数，得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>head_scale: the factor of head {head} must be a finite number, got {value!r}</source>
+        <translation>head_scale：头 {head} 的系数必须是有限的数，得到的是 {value!r}</translation>
+    </message>
+    <message>
+        <source>heads {heads} are both zeroed and scaled; choose one</source>
+        <translation>头 {heads} 既被置零又被缩放；请只选一种</translation>
+    </message>
+    <message>
+        <source>skip names branches to skip, from {choices}; got {value!r}</source>
+        <translation>skip 列出要跳过的分支，可选 {choices}；得到的是 {value!r}</translation>
+    </message>
+    <message>
         <source>the layer overflowed at step {index} ({step}); use smaller inputs or weights</source>
         <translation>这一层在第 {index} 步（{step}）溢出；请使用更小的输入或权重</translation>
     </message>
