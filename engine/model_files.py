@@ -263,11 +263,14 @@ def tensor_refs(folder: Path, config: ModelConfig) -> dict[str, TensorRef]:
     return refs
 
 
-def read_raw(ref: TensorRef) -> np.ndarray:
+def read_raw(ref: TensorRef, out: np.ndarray | None = None) -> np.ndarray:
     """One tensor's numbers exactly as stored (bf16 as its uint16 bits), read into memory of
-    its own: one read into a fresh buffer, no mapping of the whole file."""
+    its own (or into ``out``, an array of its dtype and shape): one read, no mapping of the
+    whole file."""
     dtype = DTYPES[ref.dtype]
-    array = np.empty(ref.shape, dtype=dtype)
+    array = np.empty(ref.shape, dtype=dtype) if out is None else out
+    if array.dtype != dtype or array.shape != ref.shape or not array.flags.c_contiguous:
+        raise ValueError("read_raw: out must be a C-ordered array of the tensor's dtype and shape")
     try:
         with open(ref.path, "rb") as handle:
             handle.seek(ref.begin)
