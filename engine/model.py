@@ -49,9 +49,10 @@ from engine.model_files import (
 from engine.model_tokens import ModelTokenizer, Piece
 from engine.weights import WEIGHT_NAMES, LayerWeights
 
-#: Rows of the LM head widened to float64 at a time: 1024 x hidden 1024 is 8 MB, about what
-#: stays in cache between widening a block and multiplying it.
-_HEAD_BLOCK_ROWS = 1024
+#: Rows of the LM head widened to float64 at a time: 512 x hidden 1024 is 4 MB, which stays
+#: in cache between widening a block and multiplying it (Qwen3-0.6B's head, one thread:
+#: 0.07 s of CPU at 256-1024 rows, 0.13 s at 2048; a float64 head takes 0.05 s).
+_HEAD_BLOCK_ROWS = 512
 
 
 @dataclass(frozen=True, eq=False)
@@ -345,7 +346,8 @@ class _LayerReader:
             if ref.dtype == "BF16":
                 # bf16 is float32's top half: shifted into place it is that float32 exactly,
                 # which LayerWeights widens to float64
-                np.left_shift(raw, 16, out=bits, dtype=np.uint32)
+                bits[...] = raw
+                bits <<= 16
                 tensors[name] = bits.view(np.float32)
             else:
                 tensors[name] = raw
