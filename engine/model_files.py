@@ -164,8 +164,12 @@ def read_config(folder: Path) -> ModelConfig:
             hidden_size=hidden,
             intermediate_size=_whole(data, path, "intermediate_size", limit=1 << 18),
             num_attention_heads=heads,
-            num_key_value_heads=_whole(data, path, "num_key_value_heads", heads, limit=1 << 10),
-            head_dim=_whole(data, path, "head_dim", max(1, hidden // heads), limit=1 << 12),
+            # transformers' Qwen3Config defaults when a field is absent: 32 kv heads (null:
+            # as many as the query heads) and head_dim 128, not hidden_size / heads
+            num_key_value_heads=_whole(data, path, "num_key_value_heads",
+                                       32 if "num_key_value_heads" not in data else heads,
+                                       limit=1 << 10),
+            head_dim=_whole(data, path, "head_dim", 128, limit=1 << 12),
             rms_norm_eps=_real(data, path, "rms_norm_eps", data.get("rms_norm_eps", 1e-6)),
             rope_theta=rope_theta(data, path))
     except EngineError as exc:

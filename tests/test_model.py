@@ -437,6 +437,22 @@ def test_an_unsupported_or_invalid_config_is_named(tmp_path, change, code):
     refused(folder, code, folder / "config.json")
 
 
+def test_absent_fields_take_transformers_defaults(tmp_path):
+    folder = copy(UNTIED, tmp_path)
+    edit_config(folder, head_dim=None, num_key_value_heads=None, rms_norm_eps=None,
+                tie_word_embeddings=None, num_attention_heads=64)
+    from engine.model_files import read_config
+
+    config = read_config(folder)
+    # transformers.Qwen3Config: head_dim 128, 32 kv heads, eps 1e-6, an untied head
+    assert (config.layer.head_dim, config.layer.num_key_value_heads) == (128, 32)
+    assert config.layer.rms_norm_eps == 1e-6 and not config.tie_word_embeddings
+    data = json.loads((folder / "config.json").read_text())
+    data["num_key_value_heads"] = None
+    (folder / "config.json").write_text(json.dumps(data))
+    assert read_config(folder).layer.num_key_value_heads == 64  # null: the query heads'
+
+
 def test_an_unexpected_tensor_nan_weights_and_an_unknown_dtype_are_named(tmp_path):
     folder = copy(UNTIED, tmp_path)
     path = folder / "model.safetensors"
