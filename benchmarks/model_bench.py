@@ -30,6 +30,11 @@ from pathlib import Path
 # the app's one BLAS thread (app/__main__.py); set before numpy or torch is imported
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"
+# --openblas-coretype X: OpenBLAS's kernels for CPU X instead of the ones it detects (an
+# AVX-512 AMD EPYC is run with Haswell's AVX2 kernels by OpenBLAS 0.3.31); not the app's
+# setting unless the app adopts it, so reported as its own figures
+if "--openblas-coretype" in sys.argv:
+    os.environ["OPENBLAS_CORETYPE"] = sys.argv[sys.argv.index("--openblas-coretype") + 1]
 
 import numpy as np  # noqa: E402
 
@@ -83,6 +88,13 @@ def write_checkpoint(folder: Path) -> None:
     tmp.replace(folder / "model.safetensors")
     (folder / "config.json").write_text(json.dumps(SHAPE, indent=2))
     (folder / "tokenizer.json").write_bytes(TOKENIZER.read_bytes())
+
+
+def blas_architecture() -> str:
+    from threadpoolctl import threadpool_info
+
+    return ", ".join(str(lib.get("architecture")) for lib in threadpool_info()
+                     if lib.get("internal_api") == "openblas")
 
 
 def peak_rss_mb() -> float:
@@ -203,6 +215,7 @@ def main() -> None:
     parser.add_argument("--child", choices=["ours", "hf", "compare"])
     parser.add_argument("--folder", type=Path)
     parser.add_argument("--skip-hf", action="store_true")
+    parser.add_argument("--openblas-coretype", help="OPENBLAS_CORETYPE for every run")
     args = parser.parse_args()
     if args.child:
         run = {"ours": child_ours, "hf": child_hf, "compare": child_compare}[args.child]
@@ -237,6 +250,7 @@ def main() -> None:
         "ours_peak_rss_mb": ours["peak_rss_mb"], "ours_weights_mb": ours["weights_mb"],
         "kv_rows_recomputed": ours["kv_rows"],
         "openblas_threads": os.environ["OPENBLAS_NUM_THREADS"],
+        "openblas_kernels": blas_architecture(),
         "loadavg_after": os.getloadavg(),
     }
     if hf is not None and both is not None:

@@ -14,9 +14,14 @@ KV cache: a :class:`ModelRun` keeps every layer's keys (after q/k-norm and RoPE)
 ``run.ids``: each layer then computes only the new rows, attending over the cached keys and
 values, except layer ``k``, which runs whole through ``run_layer`` on the assembled
 ``residual[k]`` so its trace is complete and its output is ``residual[k + 1]`` bit for bit.
-Reused rows are the cached numbers themselves; a run records how many of its rows came from
-a full computation (``exact_rows``) and a later run reuses only those, so a reused row is
-always what a full forward would compute, bit for bit.
+Reused rows are the cached numbers themselves. A run records how many leading rows are a full
+forward's bits (``exact_rows``; rows computed from the cache agree with a full forward to
+~1e-15, not bit for bit) and a later run reuses only those. So after an edit of the last token
+(as many tokens) every reused row is what a full forward computes, bit for bit. With another
+token count BLAS may round the last rows differently (another kernel for a remainder of rows:
+``run_layer`` itself gives rows that differ by ~1e-16 between T and T + 1 tokens); the reused
+rows are then the earlier run's numbers, and after layer ``k`` only the rows its full run
+reproduced bit for bit are reused, so every state is still the layer of the state before it.
 """
 
 from __future__ import annotations
