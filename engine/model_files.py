@@ -298,9 +298,18 @@ def widen(raw: np.ndarray, dtype: str, out: np.ndarray | None = None) -> np.ndar
 
 def all_finite(raw: np.ndarray, dtype: str) -> bool:
     """No NaN or Inf among stored numbers, without widening them (bf16: exponent bits)."""
-    if dtype == "BF16":
-        return not np.any((raw & 0x7F80) == 0x7F80)
-    return bool(np.isfinite(raw).all())
+    flat = raw.reshape(-1)
+    # in blocks that stay in cache: the check of a 151936 x 1024 embedding then costs ~0.1 s
+    # instead of two passes through 300 MB temporaries
+    step = 1 << 18
+    for start in range(0, flat.size, step):
+        block = flat[start:start + step]
+        if dtype == "BF16":
+            if np.any(np.bitwise_and(block, 0x7F80) == 0x7F80):
+                return False
+        elif not np.isfinite(block).all():
+            return False
+    return True
 
 
 def file_size(path: Path) -> int:
