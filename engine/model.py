@@ -4,10 +4,10 @@ the LM head, read from a Hugging Face model folder, with the model's own tokeniz
 Every decoder layer of a full forward is :func:`engine.run_layer`, so the trace of the shown
 layer is the very computation whose output the next layer reads. The weights of the decoder
 layers are held in float64 (:class:`engine.LayerWeights`); the embedding matrix (Qwen3-0.6B:
-151936 x 1024, a quarter of the model) stays in its stored form (bf16 bits, f16 or f32) and
-only the rows a forward needs are widened, exactly: that keeps ~0.9 GB of float64 out of
-memory. The LM head (tied to it or its own ``lm_head.weight``) is computed on the last position
-only, in blocks of rows widened into one small buffer.
+151936 x 1024, a quarter of the model) is kept as float32 (bf16 is exact in it) or as stored
+(f16, f32), and only the rows a forward needs are widened, exactly: that keeps ~0.6 GB of
+float64 out of memory. The LM head (tied to it or its own ``lm_head.weight``) is computed on
+the last position only, in blocks of rows widened into one small buffer.
 
 KV cache: a :class:`ModelRun` keeps every layer's keys (after q/k-norm and RoPE) and values.
 ``forward(ids, layer=k, cache=run)`` reuses the rows of the common prefix of ``ids`` and
@@ -131,9 +131,9 @@ class Qwen3Model:
         tokenizer = ModelTokenizer(path / TOKENIZER_JSON, config.vocab_size)
         refs = tensor_refs(path, config)
         with _small_pages():
-            embed = _read_checked(refs["model.embed_tokens.weight"])
-            head = embed if config.tie_word_embeddings else _read_checked(
-                refs["lm_head.weight"])
+            embed = _as_f32(_read_checked(refs["model.embed_tokens.weight"]))
+            head = embed if config.tie_word_embeddings else _as_f32(_read_checked(
+                refs["lm_head.weight"]))
             layers = _read_layers(refs, config)
             norm_raw, norm_dtype = _read_checked(refs["model.norm.weight"])
             norm = _frozen(widen(norm_raw, norm_dtype))
@@ -317,6 +317,18 @@ class Qwen3Model:
             logits = None
         return self._finish(ids, layer, residual, final, logits, shown, keys, values,
                             recomputed, reuse, start)
+
+
+def _as_f32(tensor: tuple[np.ndarray, str]) -> tuple[np.ndarray, str]:
+    """bf16 bits as the float32 numbers they are (exact): the LM head then widens its blocks
+    in one pass instead of three (Qwen3-0.6B's head: 0.058 s of CPU instead of 0.075 s, for
+    0.3 GB more memory than the bits)."""
+    raw, dtype = tensor
+    if dtype != "BF16":
+        return tensor
+    bits = raw.astype(np.uint32)
+    bits <<= 16
+    return bits.view(np.float32), "F32"
 
 
 def _read_checked(ref: TensorRef) -> tuple[np.ndarray, str]:
