@@ -404,7 +404,6 @@ def test_a_broken_tokenizer_json_is_named(tmp_path):
     refused(folder, "model_tokenizer", folder / "tokenizer.json")
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
 def test_a_fifo_in_place_of_a_file_is_refused_without_blocking(tmp_path):
     folder = copy(UNTIED, tmp_path)
     (folder / "tokenizer.json").unlink()
