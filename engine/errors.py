@@ -149,6 +149,35 @@ MESSAGES: dict[str, str] = {
                        "k_proj {k_rows}, not whole heads of head_dim {head_dim} (q_norm's size)",
     "st_bad_config_json": "{path} cannot be read as a model config ({reason}); fix or remove "
                           "it",
+    # whole models: a Hugging Face model folder (engine.model, engine.model_files)
+    "model_not_folder": "{path} is not a folder; open a model folder (config.json, "
+                        "tokenizer.json and the .safetensors weights)",
+    "model_missing_file": "{path} is missing; a model folder needs config.json, tokenizer.json "
+                          "and model.safetensors (or its shards and model.safetensors.index.json)",
+    "model_not_file": "{path} is not a regular file",
+    "model_unreadable": "{path} cannot be read: {reason}",
+    "model_file_too_large": "{path} is {size} bytes, more than the {limit} such a file can be",
+    "model_bad_json": "{path} is not valid JSON of its kind ({reason})",
+    "model_not_qwen3": "{path} describes a {got} model; the engine runs Qwen3 (model_type "
+                       "qwen3, Qwen3ForCausalLM)",
+    "model_config_field": "{path}: {name} must be {expected}, got {value!r}",
+    "model_unsupported": "{path}: {name} = {value!r} is not supported; the engine runs "
+                         "{supported}",
+    "model_config_invalid": "{path}: the layer shape it gives is invalid ({reason})",
+    "model_index_shard": "{path} names the shard {shard}, which is not in the folder",
+    "model_tensor_missing": "{path} has no tensor {name}, which the model needs",
+    "model_tensor_shape": "{path}: {name} has shape {shape}, but config.json makes it "
+                          "{expected}",
+    "model_tensor_dtype": "{path}: {name} is stored as {dtype}; the engine reads {supported}",
+    "model_tensor_nan": "{path}: {name} contains NaN or Inf",
+    "model_unexpected": "{path} holds tensors a Qwen3 model does not have: {names}",
+    "model_tokenizer": "{path} cannot be read as a tokenizer ({reason})",
+    "model_tokenizer_vocab": "{path}: token {token!r} has id {id}, beyond the model's "
+                             "vocab_size {vocab_size}",
+    "model_ids": "ids must be a list of token ids from 0 to {last}, got {value!r}",
+    "model_layer": "layer must be a whole number from 0 to {last}, got {value!r}",
+    "model_cache": "cache must be an earlier run of this same model, got {got}",
+    "model_overflow": "the model's logits overflowed float64; its weights are too large",
     # lenses: temperature
     "qk_shape": "q and k must both be [heads, tokens, head_dim] and non-empty, got {q_shape} "
                 "and {k_shape}",

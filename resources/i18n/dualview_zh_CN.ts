@@ -1203,6 +1203,94 @@ after attn.</source>
         <translation>{path} 无法作为模型配置读取（{reason}）；请修正或删除它</translation>
     </message>
     <message>
+        <source>{path} is not a folder; open a model folder (config.json, tokenizer.json and the .safetensors weights)</source>
+        <translation>{path} 不是文件夹；请打开一个模型文件夹（含 config.json、tokenizer.json 和 .safetensors 权重）</translation>
+    </message>
+    <message>
+        <source>{path} is missing; a model folder needs config.json, tokenizer.json and model.safetensors (or its shards and model.safetensors.index.json)</source>
+        <translation>缺少 {path}；模型文件夹需要 config.json、tokenizer.json 和 model.safetensors（或其分片及 model.safetensors.index.json）</translation>
+    </message>
+    <message>
+        <source>{path} is not a regular file</source>
+        <translation>{path} 不是普通文件</translation>
+    </message>
+    <message>
+        <source>{path} cannot be read: {reason}</source>
+        <translation>无法读取 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>{path} is {size} bytes, more than the {limit} such a file can be</source>
+        <translation>{path} 有 {size} 字节，超过此类文件的上限 {limit}</translation>
+    </message>
+    <message>
+        <source>{path} is not valid JSON of its kind ({reason})</source>
+        <translation>{path} 不是有效的该类 JSON 文件（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path} describes a {got} model; the engine runs Qwen3 (model_type qwen3, Qwen3ForCausalLM)</source>
+        <translation>{path} 描述的是 {got} 模型；引擎只运行 Qwen3（model_type qwen3，Qwen3ForCausalLM）</translation>
+    </message>
+    <message>
+        <source>{path}: {name} must be {expected}, got {value!r}</source>
+        <translation>{path}：{name} 必须是 {expected}，实际为 {value!r}</translation>
+    </message>
+    <message>
+        <source>{path}: {name} = {value!r} is not supported; the engine runs {supported}</source>
+        <translation>{path}：不支持 {name} = {value!r}；引擎运行的是 {supported}</translation>
+    </message>
+    <message>
+        <source>{path}: the layer shape it gives is invalid ({reason})</source>
+        <translation>{path}：其中给出的层形状无效（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path} names the shard {shard}, which is not in the folder</source>
+        <translation>{path} 列出了分片 {shard}，但文件夹中没有该文件</translation>
+    </message>
+    <message>
+        <source>{path} has no tensor {name}, which the model needs</source>
+        <translation>{path} 中没有模型所需的张量 {name}</translation>
+    </message>
+    <message>
+        <source>{path}: {name} has shape {shape}, but config.json makes it {expected}</source>
+        <translation>{path}：{name} 的形状是 {shape}，但按 config.json 应为 {expected}</translation>
+    </message>
+    <message>
+        <source>{path}: {name} is stored as {dtype}; the engine reads {supported}</source>
+        <translation>{path}：{name} 以 {dtype} 存储；引擎只读取 {supported}</translation>
+    </message>
+    <message>
+        <source>{path}: {name} contains NaN or Inf</source>
+        <translation>{path}：{name} 含有 NaN 或 Inf</translation>
+    </message>
+    <message>
+        <source>{path} holds tensors a Qwen3 model does not have: {names}</source>
+        <translation>{path} 含有 Qwen3 模型没有的张量：{names}</translation>
+    </message>
+    <message>
+        <source>{path} cannot be read as a tokenizer ({reason})</source>
+        <translation>无法将 {path} 读取为分词器（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: token {token!r} has id {id}, beyond the model&apos;s vocab_size {vocab_size}</source>
+        <translation>{path}：词元 {token!r} 的编号是 {id}，超出了模型的 vocab_size {vocab_size}</translation>
+    </message>
+    <message>
+        <source>ids must be a list of token ids from 0 to {last}, got {value!r}</source>
+        <translation>ids 必须是 0 到 {last} 之间的词元编号列表，实际为 {value!r}</translation>
+    </message>
+    <message>
+        <source>layer must be a whole number from 0 to {last}, got {value!r}</source>
+        <translation>layer 必须是 0 到 {last} 之间的整数，实际为 {value!r}</translation>
+    </message>
+    <message>
+        <source>cache must be an earlier run of this same model, got {got}</source>
+        <translation>cache 必须是同一模型之前的一次运行，实际为 {got}</translation>
+    </message>
+    <message>
+        <source>the model&apos;s logits overflowed float64; its weights are too large</source>
+        <translation>模型的 logits 超出了 float64 的范围；其权重过大</translation>
+    </message>
+    <message>
         <source>q and k must both be [heads, tokens, head_dim] and non-empty, got {q_shape} and {k_shape}</source>
         <translation>q 和 k 的形状都必须是 [头数, 词元数, head_dim] 且非空，得到的是 {q_shape} 和 {k_shape}</translation>
     </message>

@@ -1,0 +1,272 @@
+"""Whole-model figures of engine.model at Qwen3-0.6B's exact shapes, against HF in float64.
+
+    python benchmarks/model_bench.py [--repeats 5] [--cache-dir /tmp/dualview_model_bench]
+
+Writes (once, then reuses) a random-weight checkpoint with Qwen3-0.6B's shapes (28 layers,
+hidden 1024, 16 heads, 8 kv heads, head_dim 128, intermediate 3072, vocab 151936, bf16, tied
+head; ~1.2 GB) under the cache dir, never in the repository. Then, each in its own
+subprocess so peak memory is each one's own:
+
+- ours: open the folder -> first result (load + forward at T = 16), page cache warm; full
+  forwards at T = 16 and 64; an edit of the last token at T = 64 with the KV cache; peak RSS
+  (VmHWM) and how much of it is weights;
+- HF: ``Qwen3ForCausalLM.from_pretrained(..., dtype=torch.float64)``, forwards at T = 16 and 64
+  (``logits_to_keep=1``, no_grad, no cache), peak RSS.
+
+Both run as the app runs the engine: ``OPENBLAS_NUM_THREADS=1`` (and torch on one thread, to
+match). Times are medians over repeats, with the fastest run too. The last line is JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+# the app's one BLAS thread (app/__main__.py); set before numpy or torch is imported
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_name] = "1"
+# --openblas-coretype X: OpenBLAS's kernels for CPU X instead of the ones it detects (an
+# AVX-512 AMD EPYC is run with Haswell's AVX2 kernels by OpenBLAS 0.3.31); not the app's
+# setting unless the app adopts it, so reported as its own figures
+if "--openblas-coretype" in sys.argv:
+    os.environ["OPENBLAS_CORETYPE"] = sys.argv[sys.argv.index("--openblas-coretype") + 1]
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+SHAPE = {
+    "architectures": ["Qwen3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+    "bos_token_id": 151643, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu",
+    "hidden_size": 1024, "initializer_range": 0.02, "intermediate_size": 3072,
+    "max_position_embeddings": 40960, "max_window_layers": 28, "model_type": "qwen3",
+    "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 8,
+    "rms_norm_eps": 1e-06, "rope_scaling": None, "rope_theta": 1000000, "sliding_window": None,
+    "tie_word_embeddings": True, "torch_dtype": "bfloat16", "transformers_version": "4.51.0",
+    "use_cache": True, "use_sliding_window": False, "vocab_size": 151936,
+}
+TOKENIZER = ROOT / "tests" / "data" / "model_bf16_sharded" / "tokenizer.json"
+
+
+def write_checkpoint(folder: Path) -> None:
+    """Random bf16 weights at Qwen3-0.6B's shapes in one model.safetensors (written tensor by
+    tensor, ~1.2 GB)."""
+    from engine.config import QWEN3_0_6B
+    from engine.weights import weight_shapes
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    shapes = {"model.embed_tokens.weight": (SHAPE["vocab_size"], SHAPE["hidden_size"])}
+    for layer in range(SHAPE["num_hidden_layers"]):
+        for name, shape in weight_shapes(QWEN3_0_6B).items():
+            shapes[f"model.layers.{layer}.{name}"] = shape
+    shapes["model.norm.weight"] = (SHAPE["hidden_size"],)
+    header, offset = {"__metadata__": {"format": "pt"}}, 0
+    for name, shape in shapes.items():
+        size = int(np.prod(shape)) * 2
+        header[name] = {"dtype": "BF16", "shape": list(shape),
+                        "data_offsets": [offset, offset + size]}
+        offset += size
+    raw = json.dumps(header).encode()
+    raw += b" " * (-len(raw) % 8)
+    tmp = folder / "model.safetensors.tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(len(raw).to_bytes(8, "little") + raw)
+        for shape in shapes.values():
+            if len(shape) == 1:
+                values = 1.0 + 0.1 * rng.standard_normal(shape, dtype=np.float32)
+            else:
+                values = rng.standard_normal(shape, dtype=np.float32) * np.float32(0.02)
+            handle.write((values.view(np.uint32) >> 16).astype("<u2").tobytes())
+    tmp.replace(folder / "model.safetensors")
+    (folder / "config.json").write_text(json.dumps(SHAPE, indent=2))
+    (folder / "tokenizer.json").write_bytes(TOKENIZER.read_bytes())
+
+
+def blas_architecture() -> str:
+    from threadpoolctl import threadpool_info
+
+    return ", ".join(str(lib.get("architecture")) for lib in threadpool_info()
+                     if lib.get("internal_api") == "openblas")
+
+
+def peak_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def timed(function, repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def ids_for(t: int, seed: int = 1) -> list[int]:
+    return np.random.default_rng(seed).integers(0, 280, t).tolist()
+
+
+def child_ours(folder: Path, repeats: int) -> dict:
+    from engine.model import Qwen3Model
+
+    start, cpu = time.perf_counter(), time.process_time()
+    model = Qwen3Model.load(folder)
+    loaded = time.perf_counter()
+    model.forward(ids_for(16), layer=13)
+    first, first_cpu = time.perf_counter(), time.process_time()
+    weights = model._embed.nbytes + model.norm_weight.nbytes + sum(
+        w.stacked("qkv").nbytes + w.stacked("gate_up").nbytes
+        + w["self_attn.o_proj.weight"].nbytes + w["mlp.down_proj.weight"].nbytes
+        + sum(w[n].nbytes for n in w if n.endswith("norm.weight")) for w in model.layers)
+    out = {"open_s": first - start, "open_cpu_s": first_cpu - cpu, "load_s": loaded - start,
+           "weights_mb": weights / 2**20}
+    for t in (16, 64):
+        ids = ids_for(t)
+        out[f"full_T{t}"] = timed(lambda ids=ids: model.forward(ids, layer=13), repeats)
+    ids = ids_for(64)
+    base = model.forward(ids, layer=13)
+    edits = iter(range(1000))
+
+    def edit() -> None:
+        run = model.forward([*ids[:-1], 100 + next(edits)], layer=13, cache=base)
+        assert run.reused_rows == 63
+
+    out["kv_edit_T64"] = timed(edit, repeats)
+    last = model.forward([*ids[:-1], 7], layer=13, cache=base)
+    out["kv_rows"] = [last.rows_recomputed, last.rows_total]
+    out["peak_rss_mb"] = peak_rss_mb()
+    return out
+
+
+def hf_model(folder: Path):
+    import torch
+    from transformers import Qwen3ForCausalLM
+
+    torch.set_num_threads(1)
+    return Qwen3ForCausalLM.from_pretrained(folder, dtype=torch.float64).eval()
+
+
+def hf_forward(model, ids: list[int]) -> None:
+    import torch
+
+    with torch.no_grad():
+        model(torch.tensor([ids]), use_cache=False, logits_to_keep=1)
+
+
+def child_hf(folder: Path, repeats: int) -> dict:
+    """HF's peak memory: its float64 model opened and run once at T = 64."""
+    model = hf_model(folder)
+    hf_forward(model, ids_for(64))
+    return {"peak_rss_mb": peak_rss_mb(), "attn": model.config._attn_implementation}
+
+
+def child_compare(folder: Path, repeats: int) -> dict:
+    """Full forwards of ours and HF's in one process, taking turns, so both see the same
+    load: wall and CPU time (one thread each, so CPU time is what an idle core would take)."""
+    import torch
+
+    from engine.model import Qwen3Model
+
+    ours, hf = Qwen3Model.load(folder), hf_model(folder)
+    out: dict = {"torch_threads": torch.get_num_threads()}
+    for t in (16, 64):
+        ids = ids_for(t)
+        hf_forward(hf, ids)  # (first call: torch's one-time setup)
+        ours.forward(ids, layer=13)
+        for name in ("ours", "hf"):
+            out[f"{name}_T{t}"], out[f"{name}_cpu_T{t}"] = [], []
+        for _ in range(repeats):
+            for name, run in (("ours", lambda ids=ids: ours.forward(ids, layer=13)),
+                              ("hf", lambda ids=ids: hf_forward(hf, ids))):
+                wall, cpu = time.perf_counter(), time.process_time()
+                run()
+                out[f"{name}_T{t}"].append(time.perf_counter() - wall)
+                out[f"{name}_cpu_T{t}"].append(time.process_time() - cpu)
+    return out
+
+
+def run_child(kind: str, folder: Path, repeats: int) -> dict:
+    result = subprocess.run([sys.executable, __file__, "--child", kind, "--folder", str(folder),
+                             "--repeats", str(repeats)], capture_output=True, text=True,
+                            check=False, env=os.environ.copy())
+    if result.returncode:
+        sys.stderr.write(result.stderr)
+        raise SystemExit(f"{kind} failed")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/dualview_model_bench"))
+    parser.add_argument("--child", choices=["ours", "hf", "compare"])
+    parser.add_argument("--folder", type=Path)
+    parser.add_argument("--skip-hf", action="store_true")
+    parser.add_argument("--openblas-coretype", help="OPENBLAS_CORETYPE for every run")
+    args = parser.parse_args()
+    if args.child:
+        run = {"ours": child_ours, "hf": child_hf, "compare": child_compare}[args.child]
+        print(json.dumps(run(args.folder, args.repeats)))
+        return
+    folder = args.cache_dir / "qwen3-0.6b-random-bf16"
+    if not (folder / "model.safetensors").is_file():
+        print(f"writing {folder} ...", flush=True)
+        write_checkpoint(folder)
+    with open(folder / "model.safetensors", "rb") as handle:  # warm the page cache
+        while handle.read(1 << 24):
+            pass
+    print("load before:", os.getloadavg(), flush=True)
+    ours = run_child("ours", folder, args.repeats)
+    print("ours:", json.dumps(ours), flush=True)
+    hf = None if args.skip_hf else run_child("hf", folder, args.repeats)
+    print("hf:", json.dumps(hf), flush=True)
+    both = None if args.skip_hf else run_child("compare", folder, args.repeats)
+    print("compare:", json.dumps(both), flush=True)
+    print("load after:", os.getloadavg(), flush=True)
+    med = {k: float(np.median(v)) for k, v in ours.items() if isinstance(v, list)
+           and k != "kv_rows"}
+    best = {k: float(np.min(v)) for k, v in ours.items() if isinstance(v, list)
+            and k != "kv_rows"}
+    figures = {
+        "kv_edit_ratio_T64": med["kv_edit_T64"] / med["full_T64"],
+        "kv_edit_ratio_T64_fastest": best["kv_edit_T64"] / best["full_T64"],
+        "open_s_warm": ours["open_s"],
+        "open_cpu_s_warm": ours["open_cpu_s"],
+        "ours_full_T16_s": med["full_T16"], "ours_full_T64_s": med["full_T64"],
+        "ours_kv_edit_T64_s": med["kv_edit_T64"],
+        "ours_peak_rss_mb": ours["peak_rss_mb"], "ours_weights_mb": ours["weights_mb"],
+        "kv_rows_recomputed": ours["kv_rows"],
+        "openblas_threads": os.environ["OPENBLAS_NUM_THREADS"],
+        "openblas_kernels": blas_architecture(),
+        "loadavg_after": os.getloadavg(),
+    }
+    if hf is not None and both is not None:
+        for t in (16, 64):
+            for kind, key in (("", ""), ("cpu_", "_cpu")):
+                mine = np.array(both[f"ours{key}_T{t}"])
+                theirs = np.array(both[f"hf{key}_T{t}"])
+                figures[f"full_ratio{key}_T{t}"] = float(np.median(mine) / np.median(theirs))
+                figures[f"full_ratio{key}_T{t}_fastest"] = float(mine.min() / theirs.min())
+                figures[f"ours_{kind}T{t}_median_s"] = float(np.median(mine))
+                figures[f"hf_{kind}T{t}_median_s"] = float(np.median(theirs))
+        figures["rss_ratio"] = ours["peak_rss_mb"] / hf["peak_rss_mb"]
+        figures["hf_peak_rss_mb"] = hf["peak_rss_mb"]
+        figures["hf_attn"] = hf["attn"]
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
