@@ -59,7 +59,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-import engine
 from app import __version__, i18n, presentation, sessions, theme
 from app import export as exporting
 from app.bridge import EngineBridge
@@ -330,7 +329,7 @@ class MainWindow(QMainWindow):
         self.editor.presets.activated.connect(self._drop_tour_pending_text)
         self.state.result_changed.connect(self._on_result_changed)
         self.state.error_changed.connect(self._on_error_changed)
-        self.state.inputs_changed.connect(self._update_weights_status)
+        self.state.model_changed.connect(self._update_weights_status)
         self.state.text_restored.connect(self._on_text_restored)
         self.state.history_changed.connect(self._update_history_actions)
         self.state.palette_changed.connect(self._on_palette_changed)
@@ -1623,7 +1622,7 @@ class MainWindow(QMainWindow):
             # type the text once the result with the new mask is in: the causality panel then
             # compares like with like
             self._tour_pending_text = first
-            if self.state.error or not engine.tokenize(self.state.text):
+            if self.state.error or not self.state.tokens:
                 # no result is coming for this text (empty, over the cap): nothing to compare
                 # with, so the sentence goes in now (else it stayed pending and later replaced
                 # whatever the learner typed)
@@ -1689,7 +1688,7 @@ class MainWindow(QMainWindow):
         """Nothing more is coming for the text being computed: its result (or error) is in,
         and so is its convergence sweep unless the input is too much work for one."""
         state = self.state
-        if state.error or not engine.tokenize(state.text):
+        if state.error or not state.tokens:
             return True
         result = state.result
         return (result is not None and result.request_id == state.pending_id
