@@ -531,19 +531,18 @@ class MainWindow(QMainWindow):
         _live_windows.discard(self)
         import shiboken6
 
-        if not shiboken6.isValid(self):
-            return
+        app = QApplication.instance()
+        if not shiboken6.isValid(self) or app is None:
+            return  # deleted already, or no application left to delete widgets under
         if self.isVisible():
             self.close()
         else:
             self.bridge.shutdown()
-        app = QApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self.key_guard)
-            try:
-                app.aboutToQuit.disconnect(self.dispose)
-            except (RuntimeError, TypeError):
-                pass
+        app.removeEventFilter(self.key_guard)
+        try:
+            app.aboutToQuit.disconnect(self.dispose)
+        except (RuntimeError, TypeError):
+            pass
         # the graphics views first (their Python overrides run in their destructors), then the
         # window with the rest of its children
         import pyqtgraph as pg
