@@ -246,3 +246,25 @@ def test_session_json_round_trip_is_unchanged(make_window, tmp_path):
     assert window.save_session(path)
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["text"] == "the cat sat"
+
+
+# ----- app.presentation: restyling after a redraw touches only what changed -----
+def test_restyling_skips_plot_items_already_styled_and_redoes_changed_ones(qapp):
+    import pyqtgraph as pg
+    from PySide6.QtGui import QFont
+
+    from app import presentation
+
+    root = QWidget()
+    widget = pg.PlotWidget(root)
+    text = pg.TextItem("x")
+    widget.addItem(text)
+    axis = widget.getPlotItem().getAxis("bottom")
+    first = presentation.style_plots(root, 1.5)
+    assert first >= 2 and text.textItem.font().pointSizeF() > 0
+    assert presentation.style_plots(root, 1.5) == 0  # nothing changed since: nothing done
+    axis.setTickFont(QFont("Sans", 7))  # a panel set its own font again
+    assert presentation.style_plots(root, 1.5) == 1
+    assert axis.style["tickFont"].pointSizeF() == presentation.BASE_TICK_PT * 1.5
+    assert presentation.style_plots(root, 2.0) == first  # another scale: all of them again
+    root.deleteLater()
