@@ -1,7 +1,9 @@
 """The engine bridge: requests go to one worker thread, results come back to the main thread.
 
-The main thread drops every result whose id is not the latest it asked for. That check, made
-where results are accepted, is what guarantees that no stale frame is ever shown.
+The bridge only carries: every result the worker makes reaches ``result_ready`` on the main
+thread, a stale one too. The one check that drops an out-of-date result is made where results
+are accepted, :meth:`app.state.AppState._on_result_ready` (``Results.is_current``): that is what
+guarantees that no stale frame is ever shown (tests/test_stale_results.py).
 ``DUALVIEW_SYNC=1`` runs each request inline instead (tests, benchmarks).
 
 The convergence sweep that follows a result runs the layer 641 times: 0.1 s at the toy size,
@@ -68,8 +70,8 @@ def _raise_in_thread(thread_id: int, exc: type[BaseException] | None) -> None:
 
 
 class EngineBridge(QObject):
-    """Owns the worker. ``result_ready`` and ``convergence_ready`` fire on the main thread,
-    only for the latest request."""
+    """Owns the worker. ``result_ready`` and ``convergence_ready`` fire on the main thread for
+    every request the worker finished (the state drops the stale ones)."""
 
     result_ready = Signal(object)  # Result
     convergence_ready = Signal(int, object)  # request id, Convergence | SweepFailed | None
@@ -81,8 +83,9 @@ class EngineBridge(QObject):
         super().__init__(parent)
         self._latest_id = 0
         self.sync = os.environ.get("DUALVIEW_SYNC") == "1" if sync is None else sync
-        self._worker_result.connect(self._accept_result)
-        self._worker_convergence.connect(self._accept_convergence)
+        # queued to this object's (main) thread; no check here (see the module docstring)
+        self._worker_result.connect(self.result_ready)
+        self._worker_convergence.connect(self.convergence_ready)
         self._worker: LatestWinsWorker[Request] | None = None
         # when the last two requests were made: a quick succession means someone is typing
         self._prev_submit = self._last_submit = -float("inf")
@@ -238,11 +241,3 @@ class EngineBridge(QObject):
                 _raise_in_thread(threading.get_ident(), None)
         if not cancelled:
             self._emit(self._worker_convergence, request.request_id, conv)
-
-    def _accept_result(self, result: Result) -> None:
-        if result.request_id == self._latest_id:
-            self.result_ready.emit(result)
-
-    def _accept_convergence(self, request_id: int, conv: object) -> None:
-        if request_id == self._latest_id:
-            self.convergence_ready.emit(request_id, conv)

@@ -33,6 +33,9 @@ class Request:
     #: The trace shown when the request was made: the causality inspector compares against it.
     baseline: LayerTrace | None = None
     baseline_tokens: tuple[str, ...] = ()
+    #: ``engine.tokenize(text)`` when the state made it already (once per edit, on the main
+    #: thread); None: :func:`compute` tokenizes.
+    tokens: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -264,7 +267,8 @@ def compute(request: Request) -> Result:
     input: an :class:`EngineError` becomes an error result with the same id."""
     start = time.perf_counter()
     try:
-        tokens = tuple(engine.tokenize(request.text))
+        tokens = (request.tokens if request.tokens is not None
+                  else tuple(engine.tokenize(request.text)))
         x = _embed_cache.embed(tokens, request.config.hidden_size)
         # the baseline (the trace on screen, or the pinned one): its attention rows whose
         # masked scores kept their bits are reused (the same numbers, found faster)

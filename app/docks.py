@@ -8,6 +8,7 @@ without bumping ``LAYOUT_VERSION``.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
@@ -79,3 +80,34 @@ DEFAULT_COLUMNS: tuple[tuple[str, ...], ...] = (
 DEFAULT_COLUMN_WIDTHS: tuple[int, ...] = (26, 42, 32)
 #: Share of each column's height given to its upper dock (the 23 steps fit in ~45%).
 DEFAULT_TOP_SHARE: tuple[float, ...] = (0.45, 0.4, 0.5)
+
+
+class PanelMap(dict[str, Panel]):
+    """The docks' panels by dock object name. A dock hidden at start-up (the lens docks) gets
+    its panel when it is first shown, or when it is looked up here (``[name]``, ``get``);
+    iterating goes over the panels made so far, which are all the ones that can be visible."""
+
+    def __init__(self, build: Callable[[str], Panel]) -> None:
+        super().__init__()
+        self._build = build
+        self._deferred: set[str] = set()
+
+    def defer(self, name: str) -> None:
+        self._deferred.add(name)
+
+    def add(self, name: str, panel: Panel) -> None:
+        self._deferred.discard(name)
+        super().__setitem__(name, panel)
+
+    @property
+    def deferred(self) -> frozenset[str]:
+        """Docks whose panel is not made yet."""
+        return frozenset(self._deferred)
+
+    def __missing__(self, name: str) -> Panel:
+        if name not in self._deferred:
+            raise KeyError(name)
+        return self._build(name)
+
+    def get(self, name: str, default: Panel | None = None) -> Panel | None:  # type: ignore[override]
+        return self[name] if name in self or name in self._deferred else default

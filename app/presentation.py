@@ -5,7 +5,8 @@ that does not pin its own size. pyqtgraph draws its own text (tick labels, axis 
 items) and lines, so :func:`style_plots` walks the scene of every plot under a widget and sets
 them from the *unscaled* size each item had when first seen (remembered on the item), so applying
 twice never compounds. The main window calls it when the scale changes and after every panel
-redraw (panels may create new items when they redraw).
+redraw (panels may create new items when they redraw); an item already styled for this scale
+and untouched since is skipped, so a redraw restyles only what it made or changed.
 """
 
 from __future__ import annotations
@@ -89,6 +90,15 @@ def _scale_pen(item: object, pen: QPen, factor: float) -> QPen | None:
     return new
 
 
+def _axis_current(axis: pg.AxisItem, key: tuple[object, ...]) -> bool:
+    """``axis`` carries the style ``key`` asks for, untouched since it was applied (a panel
+    that set another font, label style or size since gets it applied again)."""
+    done = getattr(axis, "_dv_done", None)
+    return (done is not None and done[0] == key
+            and done[1:] == (axis.style.get("tickFont"), axis.labelStyle.get("font-size"),
+                             axis.fixedWidth, axis.fixedHeight))
+
+
 def style_axis(axis: pg.AxisItem, scale: float, foreground: QColor | None = None) -> None:
     tick_font = scaled_font(scale, BASE_TICK_PT)
     axis.setTickFont(tick_font)
@@ -104,6 +114,9 @@ def style_axis(axis: pg.AxisItem, scale: float, foreground: QColor | None = None
         axis.setWidth(int(base_width * max(scale, 1.0)))
     if base_height is not None:
         axis.setHeight(int(base_height * max(scale, 1.0)))
+    key = (scale, None if foreground is None else foreground.rgba())
+    axis._dv_done = (key, axis.style.get("tickFont"),  # type: ignore[attr-defined]
+                     axis.labelStyle.get("font-size"), axis.fixedWidth, axis.fixedHeight)
 
 
 def style_plots(root: QWidget, scale: float, line_factor: float = 1.0,
@@ -111,23 +124,37 @@ def style_plots(root: QWidget, scale: float, line_factor: float = 1.0,
     """Apply the text scale (and line factor, and foreground colour if given) to every
     pyqtgraph item under ``root``. Returns how many items were touched."""
     touched = 0
+    axis_key = (scale, None if foreground is None else foreground.rgba())
     for view in root.findChildren(pg.GraphicsView):
         scene = view.scene()
         if scene is None:
             continue
         for item in scene.items():
+            # an item already styled so and untouched since is skipped: panels are restyled
+            # after every redraw (for the items they made anew), and setting an axis's font
+            # again re-laid it out, on every edit at a text size other than 1
             if isinstance(item, pg.AxisItem):
+                if _axis_current(item, axis_key):
+                    continue
                 style_axis(item, scale, foreground)
             elif isinstance(item, pg.TextItem):
+                if getattr(item, "_dv_done", None) == (scale, item.textItem.font()):
+                    continue
                 base = _remember(item, "font", QFont(item.textItem.font()))
                 font = QFont(base)  # type: ignore[arg-type]
                 size = font.pointSizeF() if font.pointSizeF() > 0 else BASE_TICK_PT
                 font.setPointSizeF(size * scale)
                 item.setFont(font)
+                item._dv_done = (scale, item.textItem.font())  # type: ignore[attr-defined]
             elif isinstance(item, pg.LabelItem):
                 base = _remember(item, "size", item.opts.get("size"))
                 pt = float(str(base).removesuffix("pt")) if base else BASE_LABEL_PT
-                item.setText(item.text, size=f"{pt * scale:.1f}pt")
+                size = f"{pt * scale:.1f}pt"
+                if item.opts.get("size") == size and getattr(item, "_dv_done", None) == (
+                        scale, item.text):
+                    continue
+                item.setText(item.text, size=size)
+                item._dv_done = (scale, item.text)  # type: ignore[attr-defined]
             elif isinstance(item, pg.PlotCurveItem):
                 pen = _scale_pen(item, QPen(item.opts["pen"]), line_factor)
                 if pen is not None:

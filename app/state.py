@@ -3,6 +3,17 @@
 Panels get it in their constructor and subscribe there; they keep no copy of anything held
 here. Changing an input (text, causal mask, config, seed) recomputes; changing a selection
 (step, head, query token, depth time) never does.
+
+:class:`AppState` is the Qt face (its signals, which panels connect to); what it holds lives
+in small plain objects, each testable without Qt: :class:`Inputs` (what is computed, the
+text's tokens made once per edit), :class:`TextHistory` (undo / redo), :class:`Results`
+(the result on screen, its error and sweep, the pinned baseline, the id results are accepted
+for), :class:`Selection` and :class:`ViewOptions`.
+
+One request cycle (``docs/architecture.md``): :meth:`AppState.set_text` → :class:`Inputs`
+tokenizes → :meth:`AppState._submit` makes the :class:`Request` (tokens and baseline in it) →
+the bridge's worker computes → :meth:`AppState._on_result_ready` accepts it if its id is still
+the pending one (the one generation check) → the selection it changes, then ``result_changed``.
 """
 
 from __future__ import annotations
@@ -17,7 +28,7 @@ from PySide6.QtCore import QObject, Signal
 import engine
 from app.bridge import EngineBridge
 from app.compute import Request, Result, SweepFailed
-from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo, ops
+from engine import STEP_NAMES, LayerTrace, LayerWeights, Qwen3Config, StepInfo, ops
 from engine.continuous import Convergence
 from engine.layer import Step
 
@@ -58,6 +69,196 @@ def same_weights(a: LayerWeights, b: LayerWeights) -> bool:
     return all(ops.same_bits(a[name], b[name]) for name in engine.weight_shapes(a.config))
 
 
+# ----- the parts (plain objects, no Qt) -----
+class Inputs:
+    """What one recompute reads: the text and its tokens, the mask, the layer."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        #: ``engine.tokenize(text)``, made once per text change: the request carries it to the
+        #: worker, and the empty state is decided on it (nothing else tokenizes the text again)
+        self.tokens: tuple[str, ...] = ()
+        self.causal = True
+        self.config = Qwen3Config.toy()
+        self.seed = 0
+        self.weights = LayerWeights.random(self.config, self.seed)
+        self.weights_source: WeightsSource | None = None
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        self.tokens = tuple(engine.tokenize(text))
+
+    def set_model(self, config: Qwen3Config, seed: int, weights: LayerWeights | None,
+                  source: WeightsSource | None) -> None:
+        # the weights first: if making them fails, the layer on screen stays whole
+        new = weights if weights is not None else LayerWeights.random(config, seed)
+        # the same numbers again (a session or example with this layer) keep the object: the
+        # causality panel compares an input only with one computed under the same weights
+        if not same_weights(new, self.weights):
+            self.weights = new
+        self.weights_source = source if weights is not None else None
+        self.config = config
+        self.seed = seed
+
+
+class TextHistory:
+    """Undo and redo of text edits, whatever widget made them; a burst of typing (edits
+    closer than :attr:`merge_s`) is one step."""
+
+    def __init__(self, merge_s: float = HISTORY_MERGE_S, limit: int = HISTORY_LIMIT) -> None:
+        #: Seconds within which consecutive text edits merge into one undo step (0: never).
+        self.merge_s = merge_s
+        self.limit = limit
+        self._undo: list[str] = []
+        self._redo: list[str] = []
+        self._last_edit = -float("inf")
+
+    def record(self, before: str, now: float | None = None) -> None:
+        """An edit replaces ``before``."""
+        now = time.monotonic() if now is None else now
+        if not (self._undo and now - self._last_edit < self.merge_s):
+            self._undo.append(before)
+            del self._undo[:-self.limit]
+        self._last_edit = now
+        self._redo.clear()
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def undo(self, current: str) -> str | None:
+        """The text before the last edit (``current`` goes on the redo stack); None if none."""
+        if not self._undo:
+            return None
+        self._redo.append(current)
+        self._last_edit = -float("inf")  # the next edit starts a new undo step
+        return self._undo.pop()
+
+    def redo(self, current: str) -> str | None:
+        if not self._redo:
+            return None
+        self._undo.append(current)
+        self._last_edit = -float("inf")
+        return self._redo.pop()
+
+
+@dataclass
+class Results:
+    """The result on screen, its error and convergence sweep, and the pinned baseline."""
+
+    #: The id of the request whose result is awaited: results are accepted for it only.
+    pending_id: int = 0
+    result: Result | None = None
+    error: str = ""
+    error_kind: tuple[str, dict[str, object]] = ("", {})
+    convergence: Convergence | None = None
+    #: why the current result's convergence sweep did not run (it raised), else None
+    convergence_error: BaseException | None = None
+    pinned: Result | None = None
+
+    def is_current(self, request_id: int) -> bool:
+        """The one generation check: a result (or sweep) is taken in only for the request
+        made last; any other is stale (superseded by a newer request or the empty state)."""
+        return request_id == self.pending_id
+
+    def clear(self) -> None:
+        """The empty state: nothing on screen, nothing stale either."""
+        self.result = None
+        self.convergence = None
+        self.convergence_error = None
+
+
+@dataclass
+class Selection:
+    """What is looked at; changing it never recomputes. Setters say whether it changed."""
+
+    step: str = "attn_probs"
+    head: int = 0
+    query: int = 0
+    depth_t: float = 1.0
+
+    def set_step(self, name: str) -> bool:
+        if name not in STEP_NAMES:
+            raise ValueError(f"unknown step {name!r}")
+        changed, self.step = name != self.step, name
+        return changed
+
+    def set_head(self, head: int, n_heads: int) -> bool:
+        head = min(max(int(head), 0), n_heads - 1)
+        changed, self.head = head != self.head, head
+        return changed
+
+    def set_query(self, query: int, n_tokens: int) -> bool:
+        query = min(max(int(query), 0), max(n_tokens - 1, 0))
+        changed, self.query = query != self.query, query
+        return changed
+
+    def set_depth_t(self, t: float) -> bool:
+        if math.isnan(t):  # NaN slips through min/max
+            return False
+        t = min(max(float(t), 0.0), 1.0)
+        changed, self.depth_t = t != self.depth_t, t
+        return changed
+
+    def clamp(self, n_tokens: int, n_heads: int) -> list[str]:
+        """Bring query and head into range (silently); the fields that changed."""
+        changed = []
+        if self.query >= n_tokens:
+            self.query = n_tokens - 1
+            changed.append("query")
+        if self.head >= n_heads:
+            self.head = n_heads - 1
+            changed.append("head")
+        return changed
+
+
+@dataclass
+class ViewOptions:
+    """How things are shown; changing them never recomputes. Setters say whether it changed
+    and refuse a value they do not know with a ValueError."""
+
+    language: str = "en"
+    palette: str = "classic"
+    theme: str = "light"
+    font_scale: float = 1.0
+    presentation: bool = False
+
+    def set_language(self, language: str) -> bool:
+        if language not in ("en", "zh"):
+            raise ValueError(f"unsupported language {language!r}")
+        changed, self.language = language != self.language, language
+        return changed
+
+    def set_palette(self, key: str) -> bool:
+        from app.palettes import PALETTES
+
+        if key not in PALETTES:
+            raise ValueError(f"unknown palette {key!r}; choose one of {', '.join(PALETTES)}")
+        changed, self.palette = key != self.palette, key
+        return changed
+
+    def set_theme(self, theme: str) -> bool:
+        if theme not in THEMES:
+            raise ValueError(f"unknown theme {theme!r}; choose one of {', '.join(THEMES)}")
+        changed, self.theme = theme != self.theme, theme
+        return changed
+
+    def set_font_scale(self, scale: float) -> bool:
+        if math.isnan(scale):  # NaN slips through min/max (and hung the painter)
+            return False
+        scale = round(min(max(float(scale), FONT_SCALE_MIN), FONT_SCALE_MAX), 2)
+        changed, self.font_scale = scale != self.font_scale, scale
+        return changed
+
+    def set_presentation(self, on: bool) -> bool:
+        changed, self.presentation = bool(on) != self.presentation, bool(on)
+        return changed
+
+
 class AppState(QObject):
     """Inputs, selection and results. Signals fire on the main thread only."""
 
@@ -69,6 +270,9 @@ class AppState(QObject):
     selection_changed = Signal(str)
     #: The text, causal flag, config or seed changed (a recompute is on its way).
     inputs_changed = Signal()
+    #: The layer (config, seed, weights) changed: the weights' status line follows this, not
+    #: every keystroke.
+    model_changed = Signal()
     convergence_changed = Signal(object)
     #: The baseline the causality inspector compares against was pinned or released.
     baseline_changed = Signal()
@@ -90,308 +294,283 @@ class AppState(QObject):
     def __init__(self, bridge: EngineBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge
-        self._text = ""
-        self._causal = True
-        self._config = Qwen3Config.toy()
-        self._seed = 0
-        self._weights = LayerWeights.random(self._config, self._seed)
-        self._weights_source: WeightsSource | None = None
-        self._result: Result | None = None
-        self._error = ""
-        self._error_kind: tuple[str, dict[str, object]] = ("", {})
-        self._convergence: Convergence | None = None
-        #: why the current result's convergence sweep did not run (it raised), else None
-        self._convergence_error: BaseException | None = None
-        self._pinned: Result | None = None
-        self._step = "attn_probs"
-        self._head = 0
-        self._query = 0
-        self._depth_t = 1.0
-        self._language = "en"
-        self._palette = "classic"
-        self._theme = "light"
-        self._font_scale = 1.0
-        self._presentation = False
-        self._undo: list[str] = []
-        self._redo: list[str] = []
-        self._last_edit = -float("inf")
-        #: Seconds within which consecutive text edits merge into one undo step (0: never).
-        self.history_merge_s = HISTORY_MERGE_S
-        self.pending_id = 0
+        self.inputs = Inputs()
+        self.history = TextHistory()
+        self.results = Results()
+        self.selection = Selection()
+        self.view = ViewOptions()
         bridge.result_ready.connect(self._on_result_ready)
         bridge.convergence_ready.connect(self._on_convergence_ready)
 
     # ----- inputs (each recomputes) -----
     @property
     def text(self) -> str:
-        return self._text
+        return self.inputs.text
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """The text's tokens (``engine.tokenize``), made once when the text changed."""
+        return self.inputs.tokens
 
     def set_text(self, text: str) -> None:
         # lone surrogates (possible through this call, never from the text field, which drops
         # them) cannot be written as UTF-8: saving, autosave and exports would fail on them
         text = _LONE_SURROGATE.sub("", text)
-        if text != self._text:
-            self._record_history()
-            self._text = text
+        if text != self.inputs.text:
+            self.history.record(self.inputs.text)
+            self.history_changed.emit()
+            self.inputs.set_text(text)
             self._submit()
 
     # ----- undo / redo of text edits (state-level, whatever widget made the edit) -----
-    def _record_history(self) -> None:
-        now = time.monotonic()
-        if not (self._undo and now - self._last_edit < self.history_merge_s):
-            self._undo.append(self._text)
-            del self._undo[:-HISTORY_LIMIT]
-        self._last_edit = now
-        self._redo.clear()
-        self.history_changed.emit()
+    @property
+    def history_merge_s(self) -> float:
+        """Seconds within which consecutive text edits merge into one undo step (0: never)."""
+        return self.history.merge_s
+
+    @history_merge_s.setter
+    def history_merge_s(self, seconds: float) -> None:
+        self.history.merge_s = seconds
 
     @property
     def can_undo(self) -> bool:
-        return bool(self._undo)
+        return self.history.can_undo
 
     @property
     def can_redo(self) -> bool:
-        return bool(self._redo)
+        return self.history.can_redo
 
     def undo_text(self) -> bool:
         """Go back to the text before the last edit; False when there is nothing to undo."""
-        if not self._undo:
-            return False
-        self._redo.append(self._text)
-        self._restore_text(self._undo.pop())
-        return True
+        return self._restore_text(self.history.undo(self.inputs.text))
 
     def redo_text(self) -> bool:
-        if not self._redo:
-            return False
-        self._undo.append(self._text)
-        self._restore_text(self._redo.pop())
-        return True
+        return self._restore_text(self.history.redo(self.inputs.text))
 
-    def _restore_text(self, text: str) -> None:
-        self._last_edit = -float("inf")  # the next edit starts a new undo step
-        self._text = text
+    def _restore_text(self, text: str | None) -> bool:
+        if text is None:
+            return False
+        self.inputs.set_text(text)
         self.history_changed.emit()
         self.text_restored.emit(text)
         self._submit()
+        return True
 
     @property
     def causal(self) -> bool:
-        return self._causal
+        return self.inputs.causal
 
     def set_causal(self, causal: bool) -> None:
-        if causal != self._causal:
-            self._causal = bool(causal)
+        if causal != self.inputs.causal:
+            self.inputs.causal = bool(causal)
             self._submit()
 
     @property
     def config(self) -> Qwen3Config:
-        return self._config
+        return self.inputs.config
 
     @property
     def seed(self) -> int:
-        return self._seed
+        return self.inputs.seed
 
     @property
     def weights(self) -> LayerWeights:
-        return self._weights
+        return self.inputs.weights
 
     @property
     def weights_source(self) -> WeightsSource | None:
         """The file the weights were read from; None for random weights from :attr:`seed`."""
-        return self._weights_source
+        return self.inputs.weights_source
 
     def set_model(self, config: Qwen3Config, seed: int = 0,
                   weights: LayerWeights | None = None,
                   source: WeightsSource | None = None) -> None:
         """New layer: random weights from ``seed`` unless real ``weights`` are given (read
         from ``source``, when they came from a file)."""
-        # the weights first: if making them fails, the layer on screen stays whole
-        new = weights if weights is not None else LayerWeights.random(config, seed)
-        # the same numbers again (a session or example with this layer) keep the object: the
-        # causality panel compares an input only with one computed under the same weights
-        if not same_weights(new, self._weights):
-            self._weights = new
-        self._weights_source = source if weights is not None else None
-        self._config = config
-        self._seed = seed
-        self._pinned = None
+        self.inputs.set_model(config, seed, weights, source)
+        self.results.pinned = None
+        self.model_changed.emit()
         self._submit()
 
     def recompute(self) -> None:
         self._submit()
 
+    def _baseline_for(self, tokens: tuple[str, ...]) -> tuple[LayerTrace | None,
+                                                              tuple[str, ...]]:
+        """The trace (and its tokens) a request for ``tokens`` is compared against by the
+        causality inspector: the pinned result, else the one on screen.
+
+        The one place a Request's baseline is chosen: replace this body to choose otherwise
+        (``tokens`` is there for a choice that depends on the new input)."""
+        del tokens  # (the choice today does not depend on the new input)
+        base = self.results.pinned or self.results.result
+        # another layer of the same shape (layer 5 after layer 3, random after a file) is no
+        # baseline: its equal tokens read "nothing changed", an edit "earlier rows changed"
+        if base is None or not base.ok or base.weights is not self.inputs.weights:
+            return None, ()
+        return base.trace, base.tokens
+
     def _submit(self) -> None:
         self.inputs_changed.emit()
-        if not engine.tokenize(self._text):
+        inputs, results = self.inputs, self.results
+        results.pending_id = self._bridge.next_id()
+        if not inputs.tokens:
             # the friendly empty state (also for text of only invisible characters): nothing
             # to compute, nothing stale on screen
-            self.pending_id = self._bridge.next_id()
-            self._result = None
-            self._convergence = None
-            self._convergence_error = None
+            results.clear()
             self._set_error("")
             self.result_changed.emit(None)
             return
-        base = self._pinned or self._result
-        # another layer of the same shape (layer 5 after layer 3, random after a file) is no
-        # baseline: its equal tokens read "nothing changed", an edit "earlier rows changed"
-        usable = base is not None and base.ok and base.weights is self._weights
-        self.pending_id = self._bridge.next_id()
+        baseline, baseline_tokens = self._baseline_for(inputs.tokens)
         self._bridge.submit(Request(
-            request_id=self.pending_id, text=self._text, config=self._config,
-            weights=self._weights, causal=self._causal,
-            baseline=base.trace if usable else None,
-            baseline_tokens=base.tokens if usable else (),
+            request_id=results.pending_id, text=inputs.text, tokens=inputs.tokens,
+            config=inputs.config, weights=inputs.weights, causal=inputs.causal,
+            baseline=baseline, baseline_tokens=baseline_tokens,
         ))
 
     # ----- results -----
     @property
+    def pending_id(self) -> int:
+        """The id of the last request made (the empty state makes one too)."""
+        return self.results.pending_id
+
+    @property
     def result(self) -> Result | None:
         """The result on screen: the last one that succeeded (errors keep it)."""
-        return self._result
+        return self.results.result
 
     @property
     def error(self) -> str:
-        return self._error
+        return self.results.error
 
     @property
     def convergence(self) -> Convergence | None:
-        return self._convergence
+        return self.results.convergence
 
     @property
     def convergence_error(self) -> BaseException | None:
         """Why the current result's convergence sweep did not run (it raised), else None."""
-        return self._convergence_error
+        return self.results.convergence_error
 
     @property
     def pinned(self) -> Result | None:
-        return self._pinned
+        return self.results.pinned
 
     def pin_baseline(self, pin: bool = True) -> None:
         """Compare edits against the current result until released (instead of the previous)."""
-        self._pinned = self._result if pin and self._result is not None else None
+        result = self.results.result
+        self.results.pinned = result if pin and result is not None else None
         self.baseline_changed.emit()
 
     @property
     def error_kind(self) -> tuple[str, dict[str, object]]:
         """The engine's code and parameters of :attr:`error` ("" and {} when it has none)."""
-        return self._error_kind
+        return self.results.error_kind
 
     def _set_error(self, message: str, code: str = "",
                    params: dict[str, object] | None = None) -> None:
         # the kind first: a slot reading it on error_changed sees the one of this message
-        self._error_kind = (code, params or {}) if message else ("", {})
-        if message != self._error:
-            self._error = message
+        results = self.results
+        results.error_kind = (code, params or {}) if message else ("", {})
+        if message != results.error:
+            results.error = message
             self.error_changed.emit(message)
 
     def _on_result_ready(self, result: Result) -> None:
-        if result.request_id != self.pending_id:
+        """Where results are accepted: only the pending request's (see ``Results``)."""
+        results = self.results
+        if not results.is_current(result.request_id):
             return  # superseded by an empty-text state or a newer request
         if not result.ok:
             self._set_error(result.error or "unknown error", result.error_code,
                             result.error_params)
             return  # the previous result stays on screen
-        previous = self._result
+        previous = results.result
+        selection = self.selection
         # a query on the last token follows the last token as the sentence grows or shrinks:
         # that token reads the whole sentence (a query picked earlier in it stays where it is)
         first = previous is None
-        follow = first or self._query == len(previous.tokens) - 1
-        self._result = result
-        self._convergence = None
-        self._convergence_error = None
+        follow = first or selection.query == len(previous.tokens) - 1
+        results.result = result
+        results.convergence = None
+        results.convergence_error = None
         # every field valid for the new result before any is announced: a panel redraws on
         # "query" with the head as it is (after an empty text, a new layer with fewer heads
         # was indexed with the old head: IndexError)
-        changed = self._clamp_selection(len(result.tokens),
-                                        result.trace.config.num_attention_heads)
+        changed = selection.clamp(len(result.tokens), result.trace.config.num_attention_heads)
         last = len(result.tokens) - 1
-        if follow and (first or self._query != last):  # (the first result announces it)
-            self._query = last
+        if follow and (first or selection.query != last):  # (the first result announces it)
+            selection.query = last
             changed = ["query", *(f for f in changed if f != "query")]
-        for field in changed:
-            self.selection_changed.emit(field)
         self._set_error("")
         self.result_changed.emit(result)
+        # the fields the result moved are announced with it, after it: a listener sees the
+        # result they belong to (the panels drew both on result_changed)
+        for name in changed:
+            self.selection_changed.emit(name)
         self.convergence_changed.emit(None)
 
     def _on_convergence_ready(self, request_id: int,
                               conv: Convergence | SweepFailed | None) -> None:
-        if request_id == self.pending_id:
+        results = self.results
+        if results.is_current(request_id):
             failed = isinstance(conv, SweepFailed)
-            self._convergence = None if failed else conv
-            self._convergence_error = conv.error if failed else None
-            self.convergence_changed.emit(self._convergence)
+            results.convergence = None if failed else conv
+            results.convergence_error = conv.error if failed else None
+            self.convergence_changed.emit(results.convergence)
 
     # ----- view options (never recompute) -----
     @property
     def language(self) -> str:
-        return self._language
+        return self.view.language
 
     def set_language(self, language: str) -> None:
-        if language not in ("en", "zh"):
-            raise ValueError(f"unsupported language {language!r}")
-        if language != self._language:
-            self._language = language
+        if self.view.set_language(language):
             self.language_changed.emit(language)
 
     def meaning(self, info: StepInfo | Step) -> str:
         """A step's one-line explanation in the current language (a recorded ``Step`` says
         what it is as its layer ran: causal_mask without the mask is a copy of the scores)."""
-        return info.meaning_zh if self._language == "zh" else info.meaning
+        return info.meaning_zh if self.view.language == "zh" else info.meaning
 
     def formula(self, info: StepInfo | Step) -> str:
         """A step's formula in the current language (a few carry words: "per row")."""
-        return info.formula_zh if self._language == "zh" else info.formula
+        return info.formula_zh if self.view.language == "zh" else info.formula
 
     @property
     def palette(self) -> str:
         """Colour palette key: "classic" or "colorblind" (see ``app.palettes.PALETTES``)."""
-        return self._palette
+        return self.view.palette
 
     def set_palette(self, key: str) -> None:
-        from app.palettes import PALETTES
-
-        if key not in PALETTES:
-            raise ValueError(f"unknown palette {key!r}; choose one of {', '.join(PALETTES)}")
-        if key != self._palette:
-            self._palette = key
+        if self.view.set_palette(key):
             self.palette_changed.emit(key)
 
     @property
     def theme(self) -> str:
-        return self._theme
+        return self.view.theme
 
     def set_theme(self, theme: str) -> None:
-        if theme not in THEMES:
-            raise ValueError(f"unknown theme {theme!r}; choose one of {', '.join(THEMES)}")
-        if theme != self._theme:
-            self._theme = theme
+        if self.view.set_theme(theme):
             self.theme_changed.emit(theme)
 
     @property
     def font_scale(self) -> float:
         """Text size factor for every panel, axis and label (1 = normal)."""
-        return self._font_scale
+        return self.view.font_scale
 
     def set_font_scale(self, scale: float) -> None:
-        if math.isnan(scale):  # NaN slips through min/max (and hung the painter)
-            return
-        scale = round(min(max(float(scale), FONT_SCALE_MIN), FONT_SCALE_MAX), 2)
-        if scale != self._font_scale:
-            self._font_scale = scale
-            self.font_scale_changed.emit(scale)
+        if self.view.set_font_scale(scale):
+            self.font_scale_changed.emit(self.view.font_scale)
 
     @property
     def presentation(self) -> bool:
         """Presentation mode: full screen, larger text, thicker lines."""
-        return self._presentation
+        return self.view.presentation
 
     def set_presentation(self, on: bool) -> None:
-        if bool(on) != self._presentation:
-            self._presentation = bool(on)
-            self.presentation_changed.emit(self._presentation)
+        if self.view.set_presentation(on):
+            self.presentation_changed.emit(self.view.presentation)
 
     def request_play_toggle(self) -> None:
         self.play_toggle_requested.emit()
@@ -399,64 +578,43 @@ class AppState(QObject):
     # ----- selection (never recomputes) -----
     @property
     def step(self) -> str:
-        return self._step
+        return self.selection.step
 
     def set_step(self, name: str) -> None:
-        if name not in STEP_NAMES:
-            raise ValueError(f"unknown step {name!r}")
-        if name != self._step:
-            self._step = name
+        if self.selection.set_step(name):
             self.selection_changed.emit("step")
 
     def step_by(self, delta: int) -> None:
         """Walk the layer: the next (or previous) step, stopping at the ends."""
-        i = min(max(STEP_NAMES.index(self._step) + delta, 0), len(STEP_NAMES) - 1)
+        i = min(max(STEP_NAMES.index(self.selection.step) + delta, 0), len(STEP_NAMES) - 1)
         self.set_step(STEP_NAMES[i])
 
     @property
     def head(self) -> int:
-        return self._head
+        return self.selection.head
 
     def set_head(self, head: int) -> None:
         # the heads of the result on screen, which the panels index with it: after a new layer
         # (set_model) the old result stays until the new one arrives, and a head only the new
         # layer has was an IndexError in every panel drawing heads
-        config = self._result.trace.config if self._result is not None else self._config
-        head = min(max(int(head), 0), config.num_attention_heads - 1)
-        if head != self._head:
-            self._head = head
+        result = self.results.result
+        config = result.trace.config if result is not None else self.inputs.config
+        if self.selection.set_head(head, config.num_attention_heads):
             self.selection_changed.emit("head")
 
     @property
     def query(self) -> int:
-        return self._query
+        return self.selection.query
 
     def set_query(self, query: int) -> None:
-        limit = len(self._result.tokens) - 1 if self._result else 0
-        query = min(max(int(query), 0), max(limit, 0))
-        if query != self._query:
-            self._query = query
+        result = self.results.result
+        if self.selection.set_query(query, len(result.tokens) if result else 0):
             self.selection_changed.emit("query")
 
     @property
     def depth_t(self) -> float:
-        return self._depth_t
+        return self.selection.depth_t
 
     def set_depth_t(self, t: float) -> None:
-        if math.isnan(t):  # NaN slips through min/max
-            return
-        t = min(max(float(t), 0.0), 1.0)
-        if t != self._depth_t:
-            self._depth_t = t
+        if self.selection.set_depth_t(t):
             self.selection_changed.emit("depth_t")
-
-    def _clamp_selection(self, n_tokens: int, n_heads: int) -> list[str]:
-        """Bring query and head into range (silently); the fields that changed."""
-        changed = []
-        if self._query >= n_tokens:
-            self._query = n_tokens - 1
-            changed.append("query")
-        if self._head >= n_heads:
-            self._head = n_heads - 1
-            changed.append("head")
-        return changed

@@ -28,7 +28,7 @@ def test_typing_updates_every_panel(make_window, qtbot):
     lo, hi = heat.view.levels
     m = np.abs(result.trace["q_proj"]).max()
     assert lo == pytest.approx(-m) and hi == pytest.approx(m)
-    assert "token" in window._status_tokens.text()
+    assert "token" in window.status.tokens.text()
 
 
 def test_attention_step_shows_query_by_key_with_probability_levels(make_window):
@@ -126,9 +126,9 @@ def test_too_long_text_is_refused_and_the_previous_result_stays(make_window):
     window = make_window(sync=True, text="keep me")
     window.editor.set_text("字" * (engine.MAX_TOKENS + 5))
     assert window.state.result.text == "keep me"
-    assert "2048" in window._status_error.text()
+    assert "2048" in window.status.error.text()
     window.editor.set_text("recovered")
-    assert window.state.result.text == "recovered" and window._status_error.text() == ""
+    assert window.state.result.text == "recovered" and window.status.error.text() == ""
 
 
 def test_too_long_text_after_an_empty_field_says_why_in_the_panels(make_window,
@@ -142,12 +142,12 @@ def test_too_long_text_after_an_empty_field_says_why_in_the_panels(make_window,
     assert window.state.result is None and panel._stack.currentIndex() == 0
     assert panel._empty.text().startswith("Not computed: 2053 tokens is more than")
     assert "Type a sentence" not in panel._empty.text()
-    assert window._status_tokens.text() == ""  # (it said "no tokens" beside them)
+    assert window.status.tokens.text() == ""  # (it said "no tokens" beside them)
     window.set_language("zh")
     assert panel._empty.text().startswith("未计算：2053 个词元超过了")
     window.editor.set_text("")  # cleared: the friendly empty state again
     assert "Type a sentence" in panel._empty.text()
-    assert window._status_tokens.text() == "没有词元"
+    assert window.status.tokens.text() == "没有词元"
 
 
 def test_a_paste_past_the_text_fields_limit_is_said(make_window, qtbot):
@@ -162,7 +162,7 @@ def test_a_paste_past_the_text_fields_limit_is_said(make_window, qtbot):
     window.editor.line.paste()
     assert len(window.editor.text()) == 200_000
     assert "at most 200,000 characters" in window.last_message
-    assert "2048" in window._status_error.text()  # and the engine's cap says why nothing ran
+    assert "2048" in window.status.error.text()  # and the engine's cap says why nothing ran
 
 
 def test_the_too_much_text_message_follows_the_language(make_window, restore_view):
@@ -172,9 +172,9 @@ def test_the_too_much_text_message_follows_the_language(make_window, restore_vie
     window.set_language("zh")  # the engine's English, in the interface's language
     n, cap = engine.MAX_TOKENS + 1, engine.MAX_TOKENS
     expected = f"未计算：{n} 个词元超过了引擎能处理的 {cap} 个；请缩短文本"
-    assert window._status_error.text() == expected
+    assert window.status.error.text() == expected
     window.set_language("en")
-    assert window._status_error.text().startswith("Not computed: 2049 tokens is more than")
+    assert window.status.error.text().startswith("Not computed: 2049 tokens is more than")
 
 
 @pytest.mark.parametrize("text", ["\u200b\u200b", "👨\u200d👩\u200d👧 🇨🇳", "\x00\x01", "a\u0301"])

@@ -113,11 +113,11 @@ def test_a_layer_error_reaches_the_chinese_status_bar_and_follows_the_language(m
     window.set_language("zh")
     window.state.set_model(config, weights=LayerWeights(tensors, config))
     assert window.state.error.startswith("the layer divided by zero at step 5 (q_norm)")
-    shown = window._status_error.text()
+    shown = window.status.error.text()
     assert shown.startswith("未计算：这一层在第 5 步（q_norm）除以了零：q_proj 中某个头的切片为零")
     assert "a head's slice" not in shown and "rms_norm_eps > 0" in shown
     window.set_language("en")
-    assert window._status_error.text() == f"Not computed: {window.state.error}"
+    assert window.status.error.text() == f"Not computed: {window.state.error}"
 
 
 def test_a_panel_that_cannot_draw_says_why_in_chinese(make_window):

@@ -90,7 +90,7 @@ def test_switching_language_changes_what_is_on_screen_without_restart(make_windo
     assert window.docks["heatmapDock"].windowTitle() == "步骤热图"
     assert window.docks["heatmapDock"].toggleViewAction().text() == "步骤热图"
     assert window.editor.prompt.text() == "文本："
-    assert window._status_tokens.text() == "2 个词元"
+    assert window.status.tokens.text() == "2 个词元"
     assert steps.headerItem().text(1) == "步骤"
     # step names keep their symbols; their explanations follow the language
     assert steps.topLevelItem(2).text(1) == "q_proj"

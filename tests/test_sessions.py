@@ -178,12 +178,12 @@ def test_save_after_opening_an_example_never_writes_over_it(make_window, tmp_pat
     window.editor.set_text("my own sentence")
     # Ctrl+S saved straight over the shipped example (its path was taken as the session's)
     asked = []
-    monkeypatch.setattr(window, "_ask_save", lambda *a: asked.append(a) or
+    monkeypatch.setattr(window.files, "_ask_save", lambda *a: asked.append(a) or
                         str(tmp_path / "mine.dualview.json"))
     window.save_action.trigger()
     assert example.read_bytes() == shipped
     assert len(asked) == 1 and (tmp_path / "mine.dualview.json").exists()
-    assert window.session_path == tmp_path / "mine.dualview.json"
+    assert window.files.session_path == tmp_path / "mine.dualview.json"
     # a file of one's own is still saved in place
     window.editor.set_text("edited again")
     window.save_action.trigger()
@@ -230,7 +230,7 @@ def test_a_clean_exit_leaves_nothing_to_recover(make_window):
     window.close()
     assert (settings_dir() / sessions.CLEAN_EXIT_NAME).exists()
     again = make_window(sync=True, text="a")
-    assert again.recovery_path is None and again.offer_recovery() is None
+    assert again.files.recovery_path is None and again.offer_recovery() is None
 
 
 def write_crash_autosave(text):
@@ -244,10 +244,10 @@ def write_crash_autosave(text):
 def test_after_a_crash_the_autosave_is_offered_and_restored(make_window, qtbot):
     write_crash_autosave("what we were doing")
     window = make_window(sync=True, text="fresh start")
-    assert window.recovery_path is not None and window.recovery_path.exists()
+    assert window.files.recovery_path is not None and window.files.recovery_path.exists()
     # this run's autosave cannot overwrite the crashed one any more
-    window.autosave_now()
-    assert sessions.read_session(window.recovery_path).text == "what we were doing"
+    window.files.autosave_now()
+    assert sessions.read_session(window.files.recovery_path).text == "what we were doing"
     box = window.offer_recovery()
     assert box is not None and box.isVisible() and not box.isModal()
     restore = next(b for b in box.buttons() if b.text() == "Restore")
@@ -262,7 +262,7 @@ def test_after_a_crash_the_autosave_can_be_discarded(make_window):
     window = make_window(sync=True, text="fresh start")
     box = window.offer_recovery()
     next(b for b in box.buttons() if b.text() == "Discard").click()
-    assert window.state.text == "fresh start" and window.recovery_path is None
+    assert window.state.text == "fresh start" and window.files.recovery_path is None
 
 
 def test_a_killed_app_offers_its_last_session_at_the_next_start(make_window, qtbot, tmp_path):
@@ -285,7 +285,7 @@ def test_a_killed_app_offers_its_last_session_at_the_next_start(make_window, qtb
     assert not (folder / sessions.CLEAN_EXIT_NAME).exists()
     window = make_window(sync=True, text="a")
     assert window.offer_recovery() is not None
-    assert window.restore_recovered()
+    assert window.files.restore_recovered()
     assert window.state.text == "killed mid-lesson"
 
 
@@ -301,16 +301,16 @@ def test_the_selftest_never_prompts_or_autosaves(tmp_path):
 
 def test_a_second_copy_of_the_app_is_not_taken_for_a_crash(make_window):
     first = make_window(sync=True, text="the first copy")
-    first.autosave_now()
+    first.files.autosave_now()
     auto = sessions.autosave_path(settings_dir())
     assert auto.exists() and not (settings_dir() / sessions.CLEAN_EXIT_NAME).exists()
     second = make_window(sync=True, text="the second copy")
-    assert second.recovery_path is None and not second.autosave_enabled
-    second.autosave_now()
+    assert second.files.recovery_path is None and not second.files.autosave_enabled
+    second.files.autosave_now()
     assert sessions.read_session(auto).text == "the first copy"
     second.close()
     first.editor.set_text("still autosaving")
-    first.autosave_now()
+    first.files.autosave_now()
     assert sessions.read_session(auto).text == "still autosaving"
 
 
@@ -351,5 +351,5 @@ def test_an_unusable_settings_folder_is_said_in_the_window(make_window, monkeypa
     blocker.write_text("x")
     monkeypatch.setenv("DUALVIEW_CONFIG_DIR", str(blocker / "config"))
     window = make_window(sync=True, text="a")
-    assert not window.autosave_enabled
+    assert not window.files.autosave_enabled
     assert "Autosave is off" in window.last_message and "config" in window.last_message

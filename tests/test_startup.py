@@ -129,7 +129,7 @@ def test_initial_text_is_computed_while_the_window_is_built(qtbot, qapp, monkeyp
         assert seen_by_panels[0] == ("我爱北京天安门", 1)
         assert window.state.text == "我爱北京天安门" and window.state.pending_id == 1
         assert window.state.result is None
-        assert window._autosave_timer.isActive()  # as when the editor made the first edit
+        assert window.files._autosave_timer.isActive()  # as when the editor made the first edit
         assert window.editor.text() == "我爱北京天安门"
         assert window.wait_for_first_result(20.0)
         assert not window.isVisible()

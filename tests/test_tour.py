@@ -160,7 +160,7 @@ def test_back_to_the_mask_off_stop_shows_the_same_edit_as_next(make_window, qtbo
     assert report.first_changed == 5 and not report.exact
     assert "before token 5 “tokens”" in window.panels["causalityDock"].verdict_plain
     # the field is the learner's again: nothing more is typed
-    assert window._tour_pending_text is None and window._tour_then_text is None
+    assert window.tour_driver.pending_text is None and window.tour_driver.then_text is None
 
 
 def test_a_stop_about_the_heatmaps_cells_frames_the_heatmap():
@@ -211,7 +211,7 @@ def test_a_mask_stop_types_its_sentence_even_when_nothing_is_computed(make_windo
     keys = [s.key for s in STOPS]
     window.start_tour(keys.index("causal-off"))  # flips the mask, then types its sentence
     wait_for_text(qtbot, window, STOPS[window.tour.index].text)
-    assert window._tour_pending_text is None
+    assert window.tour_driver.pending_text is None
 
 
 def test_a_pending_tour_sentence_never_replaces_what_the_person_types(make_window, qtbot):

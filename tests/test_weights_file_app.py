@@ -57,16 +57,16 @@ def test_the_menu_action_loads_the_chosen_layer(make_window, qtbot, tmp_path, mo
     state = window.state
     assert state.config == SMALL and state.weights_source.layer == 1
     assert all(np.array_equal(state.weights[n], v) for n, v in values[1].items())
-    status = window._status_weights.text()
+    status = window.status.weights.text()
     assert status == "model.safetensors, layer 1 — hidden 12, 4 heads (2 kv) × 6, MLP 20"
-    assert "rms_norm_eps = 1e-06, rope_theta = 1e+06" in window._status_weights.toolTip()
+    assert "rms_norm_eps = 1e-06, rope_theta = 1e+06" in window.status.weights.toolTip()
     assert window.random_weights_action.isEnabled()
     # the panels drew the real layer's result
     assert state.result.trace.config == SMALL and state.error == ""
     window.random_weights_action.trigger()
     assert state.weights_source is None and state.config == SMALL
     assert same_weights(state.weights, LayerWeights.random(SMALL, state.seed))
-    assert window._status_weights.text() == f"Random weights (seed {state.seed})"
+    assert window.status.weights.text() == f"Random weights (seed {state.seed})"
     assert not window.random_weights_action.isEnabled()
 
 
@@ -91,7 +91,7 @@ def test_a_corrupt_file_says_why_and_keeps_the_layer(make_window, tmp_path, monk
     assert window.last_message.startswith("Cannot load weights from model.safetensors: ")
     assert "is cut short" in window.last_message
     assert window.state.weights is before and window.state.config == config
-    assert window._message_box is not None and window._message_box.isVisible()
+    assert window.status.message_box is not None and window.status.message_box.isVisible()
     # through the menu too, and in Chinese
     window.set_language("zh")
     stored, _ = layer_tensors(SMALL, 0, "F32")
@@ -112,9 +112,9 @@ def test_the_chinese_interface_names_the_menu_and_the_status(make_window, tmp_pa
     window.set_language("zh")
     assert window.open_weights_action.text() != "Open layer &weights…"
     assert window.random_weights_action.text() != "Back to &random weights"
-    assert "随机权重" in window._status_weights.text()
+    assert "随机权重" in window.status.weights.text()
     assert window.load_weights(path)
-    assert "第 0 层" in window._status_weights.text()
+    assert "第 0 层" in window.status.weights.text()
 
 
 def test_a_session_reopens_the_files_layer(make_window, qtbot, tmp_path):
@@ -132,7 +132,7 @@ def test_a_session_reopens_the_files_layer(make_window, qtbot, tmp_path):
     assert all(np.array_equal(state.weights[n], v) for n, v in values[1].items())
     assert state.result.trace.config == SMALL
     # exports say where the weights came from
-    assert other._meta()["weights"]["file"] == "model.safetensors"
+    assert other.files.meta()["weights"]["file"] == "model.safetensors"
 
     # the file changed: said, and random weights of the same shape run
     stored, _ = layer_tensors(SMALL, 9, "BF16")
@@ -192,12 +192,12 @@ def test_a_long_message_is_cut_with_an_ellipsis_before_the_status_labels(make_wi
     shown = window.statusBar().currentMessage()
     assert shown.endswith("…") and long_text.startswith(shown[:-1])
     assert window.last_message == long_text
-    edge = window._status_weights.x()
+    edge = window.status.weights.x()
     assert window.statusBar().fontMetrics().horizontalAdvance(shown) < edge
     window.statusBar().clearMessage()
-    window._status_error.setText(long_text)
-    window._status_error.repaint()
-    error = window._status_error
+    window.status.error.setText(long_text)
+    window.status.error.repaint()
+    error = window.status.error
     assert error.geometry().right() < edge and error.text() == long_text
     assert error.shown_text().endswith("…") and error.toolTip() == long_text
 

@@ -1,0 +1,306 @@
+"""Where the docks are: the default layout, the saved one, and presentation mode's docking.
+
+Presentation mode (F11) goes full screen with larger text (``app.presentation``); on a small
+screen it shows one dock per column with the other as a tab behind it, moves a tour that no
+longer fits below the columns, and widens columns whose tab titles would be cut. Leaving it
+restores the layout from before.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QByteArray, QObject, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QDockWidget, QTabBar
+
+from app import presentation
+from app.docks import (
+    DEFAULT_COLUMN_WIDTHS,
+    DEFAULT_COLUMNS,
+    DEFAULT_TOP_SHARE,
+    DOCKS,
+    LAYOUT_VERSION,
+)
+from app.settings import open_settings
+
+if TYPE_CHECKING:
+    from app.mainwindow import MainWindow
+
+
+class DockLayout(QObject):
+    """The dock arrangement of one window, in and out of presentation mode."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.state = window.state
+        self._before_presentation: tuple[bool, float] = (False, 1.0)
+        #: the dock layout before presentation mode stacked the columns (restored after it)
+        self._layout_before_presentation: QByteArray | None = None
+        #: True while restoreState runs (its hiding of the tour panel is not the person's)
+        self.restoring = False
+        #: the layout leaving presentation mode restores on the next event-loop pass
+        self._pending_restore: QByteArray | None = None
+        #: the text scale presentation mode started at on this screen (Reset text size)
+        self.presentation_scale = presentation.PRESENTATION_SCALE
+
+    # ----- the default and the saved layout -----
+    def apply_default(self) -> None:
+        """Three columns of two docks under the editor; every dock visible."""
+        window = self.window
+        columns = [[window.docks[name] for name in column] for column in DEFAULT_COLUMNS]
+        tops = [column[0] for column in columns]
+        for dock in window.docks.values():
+            dock.setFloating(False)
+            window.removeDockWidget(dock)
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, tops[0])
+        for left, right in pairwise(tops):
+            window.splitDockWidget(left, right, Qt.Orientation.Horizontal)
+        for column in columns:
+            for upper, lower in pairwise(column):
+                window.splitDockWidget(upper, lower, Qt.Orientation.Vertical)
+        for spec in DOCKS:
+            if spec.tab_with is not None:
+                window.tabifyDockWidget(window.docks[spec.tab_with],
+                                        window.docks[spec.object_name])
+        for spec in DOCKS:
+            window.docks[spec.object_name].setVisible(spec.visible)
+        for column in columns:
+            column[0].raise_()
+        width = max(window.width(), 800)
+        total = sum(DEFAULT_COLUMN_WIDTHS)
+        window.resizeDocks(tops, [width * w // total for w in DEFAULT_COLUMN_WIDTHS],
+                           Qt.Orientation.Horizontal)
+        # QMainWindow hands spare height to the central widget; the editor is fixed-height,
+        # so give the dock area everything below it instead of an empty band
+        spare = max(window.height() - window.editor.height() - 80, 300)
+        window.resizeDocks([tops[0]], [spare], Qt.Orientation.Vertical)
+        for column, share in zip(columns, DEFAULT_TOP_SHARE, strict=True):
+            if len(column) > 1:
+                window.resizeDocks(column[:2], [int(spare * share), int(spare * (1 - share))],
+                                   Qt.Orientation.Vertical)
+        window.tour_dock.setFloating(False)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, window.tour_dock)
+        window.tour_dock.setVisible(window.tour.running)
+
+    def save(self) -> None:
+        window = self.window
+        settings = open_settings()
+        settings.setValue("window/geometry", window.saveGeometry())
+        # closed in presentation mode on a small screen: keep the layout it will leave to
+        state = (self._layout_before_presentation or self._pending_restore
+                 or window.saveState(LAYOUT_VERSION))
+        settings.setValue("window/state", state)
+        settings.setValue("window/version", LAYOUT_VERSION)
+        settings.sync()
+
+    def restore(self) -> bool:
+        """Restore the saved layout; an old version or an off-screen window is ignored."""
+        window = self.window
+        settings = open_settings()
+        if settings.value("window/version", type=int) != LAYOUT_VERSION:
+            return False
+        # a hand-edited or foreign ini may hold text or a rectangle there: only bytes restore
+        geometry = settings.value("window/geometry")
+        state = settings.value("window/state")
+        if not isinstance(geometry, QByteArray | bytes):
+            geometry = None
+        if not isinstance(state, QByteArray | bytes):
+            state = None
+        if geometry is not None:
+            window.restoreGeometry(geometry)
+            if not any(s.availableGeometry().intersects(window.frameGeometry())
+                       for s in QGuiApplication.screens()):
+                window.resize(1600, 1000)  # saved on a screen that is gone
+                window.move(0, 0)
+        ok = bool(state is not None and window.restoreState(state, LAYOUT_VERSION))
+        window.tour_dock.setVisible(window.tour.running)  # a tour never resumes by itself
+        return ok
+
+    def hide_stale_tab_bars(self) -> None:
+        """A layout applied while the window is hidden (the default one, then the saved one
+        restored over it, at every launch after the first) leaves Qt's tab bar of a group it
+        no longer shows as tabbed visible once the window shows: "Depth time" drawn over the
+        File menu. Qt draws a group's tab bar only when it holds two tabs or more, so a bar
+        of the window's with fewer is stale; Qt shows it again itself if it reuses it."""
+        for bar in self.window.findChildren(QTabBar,
+                                            options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if bar.count() < 2 and not bar.isHidden():
+                bar.hide()
+
+    # ----- presentation mode -----
+    def on_presentation_changed(self, on: bool) -> None:
+        window, state = self.window, self.state
+        scale_before = state.font_scale
+        window.presentation_action.blockSignals(True)
+        window.presentation_action.setChecked(on)
+        window.presentation_action.blockSignals(False)
+        if on:
+            self._before_presentation = (window.isMaximized(), state.font_scale)
+            screen = window.screen().availableGeometry()
+            compact = presentation.compact_screen(screen.width(), screen.height())
+            # F11 again before the last restore ran: that restore's layout is the one before
+            pending, self._pending_restore = self._pending_restore, None
+            before = pending if pending is not None else window.saveState(LAYOUT_VERSION)
+            self._layout_before_presentation = before if compact else None
+            if pending is not None and not compact:
+                self.restore_now(pending)
+            self.presentation_scale = (presentation.COMPACT_PRESENTATION_SCALE if compact
+                                       else presentation.PRESENTATION_SCALE)
+            window.showFullScreen()
+            state.set_font_scale(max(state.font_scale, self.presentation_scale))
+            if compact:  # six docks at large text do not fit: one per column, the rest tabs
+                # once the larger font has reached the dock layout: tabified now, the tab bars
+                # were laid out for the old font and a stale one stayed drawn over the panels
+                QTimer.singleShot(0, self, self._stack_columns_if_presenting)
+            else:  # larger text makes some panels claim more height: share each column evenly
+                QTimer.singleShot(0, self, self.even_out_columns)
+        else:
+            was_maximized, scale = self._before_presentation
+            window.showMaximized() if was_maximized else window.showNormal()
+            state.set_font_scale(scale)
+            saved, self._layout_before_presentation = self._layout_before_presentation, None
+            if saved is not None:  # once the window has its normal size again
+                self._pending_restore = saved
+                QTimer.singleShot(0, self, self._restore_after_presentation)
+        if state.font_scale == scale_before:  # else the font-scale change restyled them
+            window.restyle_plots()  # (the line factor follows the mode)
+
+    def stack_columns(self) -> None:
+        """Each default column shows its upper dock at full height, with the lower one as a
+        tab behind it (docks the person closed or floated are left alone)."""
+        window = self.window
+        for names in DEFAULT_COLUMNS:
+            docks = [window.docks[n] for n in names if window.docks[n].isVisible()
+                     and not window.docks[n].isFloating()]
+            for dock in docks[1:]:
+                window.tabifyDockWidget(docks[0], dock)
+            if docks:
+                docks[0].raise_()
+
+    def _stack_columns_if_presenting(self) -> None:
+        """The deferred :meth:`stack_columns` (skipped if presentation mode ended meanwhile)."""
+        if self.state.presentation:
+            self.stack_columns()
+            self.schedule_tab_title_fit()
+
+    def schedule_tab_title_fit(self, *_args: object) -> None:
+        # deferred: the tab bars take the new titles, font or neighbour only on the next pass
+        if self.state.presentation:
+            QTimer.singleShot(0, self, self._fit_presentation)
+
+    def _fit_presentation(self) -> None:
+        self.fit_tour_to_screen()
+        self.fit_tab_titles()
+
+    def fit_tour_to_screen(self) -> None:
+        """In presentation mode, move a tour docked beside the columns below them when the
+        columns and the tour together are wider than the screen (a 1024 × 768 projector): the
+        window would grow past the screen's edge, and with it the tour's Next button. Leaving
+        presentation mode restores the layout from before, tour included."""
+        window = self.window
+        if (not self.state.presentation or self._layout_before_presentation is None
+                or not self._tour_beside_columns()):
+            return
+        screen = window.screen()
+        if screen is None or window.minimumSizeHint().width() <= \
+                screen.availableGeometry().width():
+            return
+        # the columns are the bottom area side by side: the tour goes under all of them
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, window.tour_dock,
+                             Qt.Orientation.Vertical)
+        window.resizeDocks([window.tour_dock], [window.tour_dock.minimumSizeHint().height()],
+                           Qt.Orientation.Vertical)
+        # it grew past the screen while the tour was beside the columns: back to the screen
+        # once the dock layout has taken the move (its minimum width is stale until then)
+        QTimer.singleShot(0, self, self._back_onto_screen)
+
+    def _back_onto_screen(self) -> None:
+        window = self.window
+        screen = window.screen()
+        if self.state.presentation and screen is not None \
+                and window.width() > screen.geometry().width():
+            window.setGeometry(screen.geometry())
+
+    def _tour_beside_columns(self) -> bool:
+        window = self.window
+        return (window.tour_dock.isVisible() and not window.tour_dock.isFloating()
+                and window.dockWidgetArea(window.tour_dock)
+                == Qt.DockWidgetArea.RightDockWidgetArea)
+
+    def fit_tab_titles(self) -> None:
+        """In presentation mode, widen each column whose tab bar would elide its titles, so a
+        class can read which tab is which ("S…" beside "Lay…" on a 1024 × 768 projector or
+        next to the tour). The width comes from the columns and the tour with room to spare;
+        a column already wide enough is left as it is."""
+        window = self.window
+        if not self.state.presentation:
+            return
+        bars = [bar for bar in window.findChildren(
+            QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+            if bar.isVisible() and bar.count() > 1]
+        tops: list[QDockWidget] = []
+        needs: list[int] = []
+        for names in DEFAULT_COLUMNS:
+            docks = [window.docks[n] for n in names if not window.docks[n].isFloating()
+                     and not window.docks[n].visibleRegion().isEmpty()]
+            if not docks:
+                continue
+            top = docks[0]
+            bar = next((b for b in bars if top.windowTitle() in
+                        {b.tabText(i) for i in range(b.count())}), None)
+            tops.append(top)
+            needs.append(max(bar.sizeHint().width() if bar is not None else 0,
+                             top.minimumSizeHint().width()))
+        widths = [top.width() for top in tops]
+        short = sum(max(need - width, 0) for need, width in zip(needs, widths, strict=True))
+        if short <= 0:
+            return
+        spare = [max(width - need, 0) for need, width in zip(needs, widths, strict=True)]
+        tour = window.tour_dock
+        touring = self._tour_beside_columns()  # (below them it has no width to give)
+        tour_spare = max(tour.width() - tour.minimumSizeHint().width(), 0) if touring else 0
+        # the tour gives up its room first: the columns hold the panels being shown
+        from_tour = min(short, tour_spare)
+        if from_tour:
+            window.resizeDocks([tour], [tour.width() - from_tour], Qt.Orientation.Horizontal)
+        rest = short - from_tour
+        total_spare = sum(spare)
+        targets = []
+        for need, width, room in zip(needs, widths, spare, strict=True):
+            if width < need:
+                targets.append(need)
+            else:  # columns with room to spare give it in proportion
+                give = rest * room // total_spare if total_spare else 0
+                targets.append(width - min(give, room))
+        window.resizeDocks(tops, targets, Qt.Orientation.Horizontal)
+
+    def _restore_after_presentation(self) -> None:
+        """The dock layout from before presentation mode stacked the columns (unless
+        presentation mode came back on meanwhile: it took the layout over)."""
+        saved, self._pending_restore = self._pending_restore, None
+        if saved is not None:
+            self.restore_now(saved)
+
+    def restore_now(self, saved: QByteArray) -> None:
+        """restoreState hides and shows docks: a running tour keeps its panel (hiding it
+        counts as closing it, which ends the tour)."""
+        window = self.window
+        touring = window.tour.running
+        self.restoring = True
+        try:
+            window.restoreState(saved, LAYOUT_VERSION)
+        finally:
+            self.restoring = False
+        window.tour_dock.setVisible(touring)
+
+    def even_out_columns(self) -> None:
+        """Give the docks of each default column equal heights (where they are still there)."""
+        window = self.window
+        for names in DEFAULT_COLUMNS:
+            docks = [window.docks[n] for n in names if window.docks[n].isVisible()
+                     and not window.docks[n].isFloating()]
+            if len(docks) > 1:
+                window.resizeDocks(docks, [1000] * len(docks), Qt.Orientation.Vertical)
