@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 
 import engine
+from app.baseline import BaselineChooser
 from app.bridge import EngineBridge
-from app.compute import Request, Result, SweepFailed
+from app.compute import Baseline, Request, Result, SweepFailed
 from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo, ops
 from engine.continuous import Convergence
 from engine.layer import Step
@@ -103,6 +104,7 @@ class AppState(QObject):
         #: why the current result's convergence sweep did not run (it raised), else None
         self._convergence_error: BaseException | None = None
         self._pinned: Result | None = None
+        self._baselines = BaselineChooser()
         self._step = "attn_probs"
         self._head = 0
         self._query = 0
@@ -223,7 +225,8 @@ class AppState(QObject):
 
     def _submit(self) -> None:
         self.inputs_changed.emit()
-        if not engine.tokenize(self._text):
+        tokens = engine.tokenize(self._text)
+        if not tokens:
             # the friendly empty state (also for text of only invisible characters): nothing
             # to compute, nothing stale on screen
             self.pending_id = self._bridge.next_id()
@@ -233,17 +236,20 @@ class AppState(QObject):
             self._set_error("")
             self.result_changed.emit(None)
             return
-        base = self._pinned or self._result
-        # another layer of the same shape (layer 5 after layer 3, random after a file) is no
-        # baseline: its equal tokens read "nothing changed", an edit "earlier rows changed"
-        usable = base is not None and base.ok and base.weights is self._weights
+        baseline = self._causality_baseline(tuple(tokens))
         self.pending_id = self._bridge.next_id()
         self._bridge.submit(Request(
             request_id=self.pending_id, text=self._text, config=self._config,
-            weights=self._weights, causal=self._causal,
-            baseline=base.trace if usable else None,
-            baseline_tokens=base.tokens if usable else (),
+            weights=self._weights, causal=self._causal, baseline=baseline,
         ))
+
+    def _causality_baseline(self, tokens: tuple[str, ...]) -> Baseline | None:
+        """The earlier input the new one (``tokens``) is compared with: the pin, else the
+        sentence before the edit began, else the input just before (app.baseline's rule;
+        another layer of the same shape is never compared)."""
+        self._baselines.accept(self._result)
+        self._baselines.pin(self._pinned)
+        return self._baselines.choose(tokens, self._weights, self._causal)
 
     # ----- results -----
     @property
