@@ -16,6 +16,8 @@ from app.panels.attention_graph import (
     MASKED_RGB,
     MAX_ARCS,
     MAX_LABELS,
+)
+from app.widgets.attention_arcs import (
     N_BUCKETS,
     bucket_of,
     bucket_opacity,
@@ -471,3 +473,4 @@ def test_nothing_is_laid_over_the_graph_at_1280_by_720_with_the_tour_and_the_mas
     qtbot.waitUntil(lambda: panel.gqa_note.isVisible())
     assert panel.graph.minimumHeight() == GRAPH_MIN_HEIGHT
     assert "GQA" not in panel.head_box.toolTip()
+

@@ -1,5 +1,5 @@
 """The causality inspector, read as a person reads it: the verdict, the numbers per row, the
-overview grid and the outlined raw scores (PAPER E11, E12)."""
+overview grid and the outlined raw scores (docs/continuous.md E11, E12)."""
 
 from itertools import pairwise
 

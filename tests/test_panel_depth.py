@@ -583,7 +583,7 @@ def test_the_convergence_axis_titles_fit_their_axes(make_window, qtbot, language
         room = rect.width() if side == "bottom" else rect.height()
         return QFontMetrics(axis.label.font()).horizontalAdvance(axis.labelText) < room
 
-    full_depth, full_lens = panel._conv_titles[0], lens._left_titles[0]
+    full_depth, full_lens = panel.conv_plot.titles[0], lens._left_titles[0]
     for dock_name in ("depthDock", "lensConvergenceDock"):
         window.docks[dock_name].setFloating(True)
     window.docks["depthDock"].resize(1500, 900)

@@ -154,7 +154,7 @@ def test_tau_one_note_says_sharper_but_not_one_hot(make_window, qtbot):
     sharp = panel.lens.max_weight[0]
     assert sharp.mean() > layer_max  # sharper ...
     assert np.all(sharp[1:] < 0.999)  # ... but no row with a choice is one-hot (E18)
-    assert 0.8 < panel._e18_reference < 0.99  # PAPER.md: ≈ 0.9 at d = 128
+    assert 0.8 < panel._e18_reference < 0.99  # docs/continuous.md E18: ≈ 0.9 at d = 128
     panel.preset_sqrt.click()
     assert not panel.at_tau_one and panel.lens.tau == pytest.approx(2.0)
 

@@ -36,6 +36,7 @@ from app.compute import Baseline, Result
 from app.panels.base import Panel
 from app.state import AppState
 from app.verdict import Message, Verdict, decide
+from app.widgets.arrangement import Arrangement, Hysteresis
 from app.widgets.causality_words import CausalityWords
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.controls import sync_spin
@@ -212,8 +213,10 @@ class CausalityPanel(Panel):
         self._buttons.addWidget(self.pin_button)
         self._buttons.addWidget(self.details_button)
         self._buttons.addStretch(1)
-        #: True while the verdict stands under the badge and buttons (a narrow panel)
-        self.verdict_below = False
+        #: the verdict beside the badge and buttons, or under them (a narrow panel: the room
+        #: beside them in line heights; the switch does not change it, so no hysteresis)
+        self.header = Arrangement(Hysteresis(VERDICT_MIN_LINES_PX, VERDICT_MIN_LINES_PX),
+                                  wide=self._place_header, compact=self._place_header)
         self._place_header()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -223,8 +226,9 @@ class CausalityPanel(Panel):
         layout.addWidget(ReflowGuard(self.hint))
         layout.addWidget(self.pages, 1)
         self.set_body(body)
-        #: True while the explanation, hint and legend fold behind the Details button
-        self.compact = False
+        #: the explanation, hint and legend shown, or folded behind the Details button (compact)
+        self.folding = Arrangement(Hysteresis(COMPACT_BELOW_LINES, COMPACT_LEAVE_LINES),
+                                   wide=self._fold, compact=self._fold)
         self.split.installEventFilter(self)
 
         # ----- what is on screen (tests and hover read these) -----
@@ -316,6 +320,11 @@ class CausalityPanel(Panel):
         return super().eventFilter(watched, event)
 
     # ----- a narrow panel: the verdict under the badge and the buttons -----
+    @property
+    def verdict_below(self) -> bool:
+        """True while the verdict stands under the badge and buttons."""
+        return self.header.compact
+
     def _place_header(self) -> None:
         """Badge and buttons stay on the first row; the verdict stands between them or under
         them (moved by its own layout item: see app/widgets/relayout.py)."""
@@ -342,10 +351,7 @@ class CausalityPanel(Panel):
         buttons = max(self.pin_button.sizeHint().width(),
                       self.details_button.sizeHint().width())
         beside = self.split.width() - self.badge.sizeHint().width() - buttons - 2 * spacing
-        below = beside < VERDICT_MIN_LINES_PX * self.verdict.fontMetrics().height()
-        if below != self.verdict_below:
-            self.verdict_below = below
-            self._place_header()
+        self.header.update(beside / self.verdict.fontMetrics().height())
 
     # ----- compact: a short panel folds its words so the views keep their height -----
     def _folded_height(self) -> int:
@@ -354,20 +360,21 @@ class CausalityPanel(Panel):
         return sum(label.heightForWidth(width) + FOLD_SPACING
                    for label in (self.detail, self.hint, self.legend))
 
+    @property
+    def compact(self) -> bool:
+        """True while the explanation, hint and legend fold behind the Details button."""
+        return self.folding.compact
+
     def _arrange(self) -> None:
-        """Fold or unfold by the height the three views get (in text lines, so it follows the
-        text size). With Details unfolded the views are as short as without compact mode."""
-        line = self.fontMetrics().lineSpacing()
+        """Fold or unfold by the height the three views get, in text lines (so it follows the
+        text size): folded, as they would be with the words unfolded (unless Details already
+        unfolded them by hand)."""
         height = self.split.height()
-        if self.compact and self.details_button.isChecked():  # unfolded by hand
-            room = height >= COMPACT_LEAVE_LINES * line
-        elif self.compact:
-            room = height - self._folded_height() >= COMPACT_LEAVE_LINES * line
-        else:
-            room = height >= COMPACT_BELOW_LINES * line
-        if room == (not self.compact):
-            return
-        self.compact = not room
+        if self.compact and not self.details_button.isChecked():
+            height -= self._folded_height()
+        self.folding.update(height / self.fontMetrics().lineSpacing())
+
+    def _fold(self) -> None:
         self.details_button.setVisible(self.compact)
         self._show_foldable()
 
@@ -397,7 +404,7 @@ class CausalityPanel(Panel):
             "Compare every following edit with the input on screen now (instead of with the "
             "previous input). Click again to release."))
         self.badge.setToolTip(self.tr(
-            "PAPER E11 (exact, tested): editing token k leaves every earlier row of every step "
+            "E11 (exact, tested): editing token k leaves every earlier row of every step "
             "bitwise unchanged — except the raw scores of the future columns, which the mask "
             "removes. With the mask off, earlier rows change."))
         self.head_label.setText(self.tr("Head:"))
@@ -570,8 +577,9 @@ class CausalityPanel(Panel):
         self.badge.set_claim("EXACT", verdict.claim)
         self.earlier_max = verdict.earlier_max
         words = self.words
+        # never a line break inside "max |Δ| ="
         text = words.render(verdict.title).replace("max |Δ| = ", "max\u00a0|Δ|\u00a0=\u00a0")
-        colour = LEVEL_COLOURS[verdict.level]  # (no line break inside "max |Δ| =")
+        colour = LEVEL_COLOURS[verdict.level]
         colour = theme.ink(colour) if colour else theme.quiet_css()
         self.verdict.setText(f"<span style='color:{colour}'>{text}</span>")
         self.detail.setText(" ".join(words.render(m) for m in verdict.detail))

@@ -118,8 +118,8 @@
         <translation>之后的每次修改都与当前屏幕上的输入比较（而不是与上一次输入比较）。再点一次取消。</translation>
     </message>
     <message>
-        <source>PAPER E11 (exact, tested): editing token k leaves every earlier row of every step bitwise unchanged — except the raw scores of the future columns, which the mask removes. With the mask off, earlier rows change.</source>
-        <translation>PAPER E11（精确，已测试）：修改词元 k 后，每一步中它之前的每一行都逐位不变——唯一的例外是未来列的原始分数，而掩码正好把它们去掉。关闭掩码后，前面的行会改变。</translation>
+        <source>E11 (exact, tested): editing token k leaves every earlier row of every step bitwise unchanged — except the raw scores of the future columns, which the mask removes. With the mask off, earlier rows change.</source>
+        <translation>E11（精确，已测试）：修改词元 k 后，每一步中它之前的每一行都逐位不变——唯一的例外是未来列的原始分数，而掩码正好把它们去掉。关闭掩码后，前面的行会改变。</translation>
     </message>
     <message>
         <source>Head:</source>
@@ -429,12 +429,12 @@
 <context>
     <name>DepthTimePanel</name>
     <message>
-        <source>PAPER E14 (exact, tested): inside an explicit sub-step (1 − s)·x + s·(x + F(x)) = x + s·F(x), so every in-between state is a true Euler step of size s.</source>
-        <translation>PAPER E14（精确，已测试）：在一个显式子步内，(1 − s)·x + s·(x + F(x)) = x + s·F(x)，所以每个中间状态都是步长为 s 的真实欧拉步。</translation>
+        <source>E14 (exact, tested): inside an explicit sub-step (1 − s)·x + s·(x + F(x)) = x + s·F(x), so every in-between state is a true Euler step of size s.</source>
+        <translation>E14（精确，已测试）：在一个显式子步内，(1 − s)·x + s·(x + F(x)) = x + s·F(x)，所以每个中间状态都是步长为 s 的真实欧拉步。</translation>
     </message>
     <message>
-        <source>PAPER E13 (exact, tested): sub-stepping the layer n times with Δt = 1/n converges to its flow at first order; a second-order scheme at second order.</source>
-        <translation>PAPER E13（精确，已测试）：把这一层拆成 n 个 Δt = 1/n 的子步，会一阶收敛到它的连续流；二阶格式则二阶收敛。</translation>
+        <source>E13 (exact, tested): sub-stepping the layer n times with Δt = 1/n converges to its flow at first order; a second-order scheme at second order.</source>
+        <translation>E13（精确，已测试）：把这一层拆成 n 个 Δt = 1/n 的子步，会一阶收敛到它的连续流；二阶格式则二阶收敛。</translation>
     </message>
     <message>
         <source>Play or pause: t runs from 0 to 1 and loops</source>
