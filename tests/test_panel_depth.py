@@ -154,6 +154,10 @@ def test_convergence_plot_receives_the_sweep(make_window):
     np.testing.assert_allclose(ys, np.log10(conv.errors_euler))
     caption = panel.conv_caption.text()
     assert f"{conv.orders_euler[-1]:.2f}" in caption and "n = 1" in caption
+    # the order between the last two n, named so: the convergence lens's "least-squares
+    # order" over a range of n is another number, and both read "slope" before
+    assert "Order from n = 32 to 64 (log₂ of the error ratio)" in caption
+    assert "slope" not in caption.lower()
     assert 0.8 < conv.orders_euler[-1] < 1.2 and 1.7 < conv.orders_second_order[-1] < 2.3
 
 

@@ -276,7 +276,7 @@ class ConvergencePanel(LensPanel):
         ratio1 = float(conv.ratios_euler[-1])
         ratio2 = float(conv.ratios_second_order[-1])
         self.readout.setText(
-            self.tr("fitted slope over n ≥ %1: Euler <b>%2</b> (expect 1), %3 <b>%4</b> "
+            self.tr("least-squares order over n ≥ %1: Euler <b>%2</b> (expect 1), %3 <b>%4</b> "
                     "(expect 2) · last ratio when n doubles: %5 and %6 · reference flow: RK4 "
                     "with %7 steps, own error ≈ %8 (dotted line)")
             .replace("%1", str(n_min)).replace("%2", f"{self.slope_euler:.3f}")

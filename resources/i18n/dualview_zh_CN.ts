@@ -414,8 +414,8 @@
         <translation>斜率 2</translation>
     </message>
     <message>
-        <source>fitted slope over n ≥ %1: Euler &lt;b&gt;%2&lt;/b&gt; (expect 1), %3 &lt;b&gt;%4&lt;/b&gt; (expect 2) · last ratio when n doubles: %5 and %6 · reference flow: RK4 with %7 steps, own error ≈ %8 (dotted line)</source>
-        <translation>n ≥ %1 上的拟合斜率：欧拉法 &lt;b&gt;%2&lt;/b&gt;（应为 1），%3 &lt;b&gt;%4&lt;/b&gt;（应为 2）· n 翻倍时最后的误差比：%5 和 %6 · 参考流：%7 步 RK4，其自身误差 ≈ %8（点线）</translation>
+        <source>least-squares order over n ≥ %1: Euler &lt;b&gt;%2&lt;/b&gt; (expect 1), %3 &lt;b&gt;%4&lt;/b&gt; (expect 2) · last ratio when n doubles: %5 and %6 · reference flow: RK4 with %7 steps, own error ≈ %8 (dotted line)</source>
+        <translation>n ≥ %1 上最小二乘拟合的阶：欧拉法 &lt;b&gt;%2&lt;/b&gt;（应为 1），%3 &lt;b&gt;%4&lt;/b&gt;（应为 2）· n 翻倍时最后的误差比：%5 和 %6 · 参考流：%7 步 RK4，其自身误差 ≈ %8（点线）</translation>
     </message>
     <message>
         <source>Exact: a test asserts this statement in float64.</source>
@@ -617,8 +617,8 @@ after attn.</source>
         <translation>未计算：扫描无法运行：%1</translation>
     </message>
     <message>
-        <source>Slope ≈ &lt;b&gt;%1&lt;/b&gt; for Euler (error halves as n doubles), ≈ &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
-        <translation>欧拉法斜率 ≈ &lt;b&gt;%1&lt;/b&gt;（n 翻倍误差减半），%2 斜率 ≈ &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
+        <source>Order from n = %5 to %6 (log₂ of the error ratio): &lt;b&gt;%1&lt;/b&gt; for Euler (the error halves as n doubles), &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
+        <translation>从 n = %5 到 %6 的阶（误差比的 log₂）：欧拉法 &lt;b&gt;%1&lt;/b&gt;（n 翻倍误差减半），%2 &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
     </message>
     <message>
         <source>&lt;b&gt;u(t)&lt;/b&gt; — the residual stream in depth time &lt;span style=&apos;color:%1&apos;&gt;(continuous view)&lt;/span&gt;</source>
