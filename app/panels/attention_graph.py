@@ -62,8 +62,9 @@ GRAPH_MIN_HEIGHT = 160
 GRAPH_FLOOR_HEIGHT = 100
 #: Tokens with a text label under their node; more tokens get a stride (the query always has one).
 MAX_LABELS = 64
-#: Pixels a rotated label needs beside its neighbour.
+#: Pixels a rotated label needs beside its neighbour, at least; and the gap between labels.
 LABEL_SPACING_PX = 15
+LABEL_GAP_PX = 4
 #: Labels are upright and carry the weight when every token gets this many pixels (and there
 #: are at most UPRIGHT_LABELS tokens); otherwise they are rotated and show index and text.
 UPRIGHT_PX = 52
@@ -80,6 +81,11 @@ LABEL_MASKED = (140, 140, 140)
 LABEL_QUERY = (150, 65, 0)
 #: Half-width and height in pixels of the loop drawn for a token's link to itself.
 LOOP_PX = (11.0, 38.0)  # view units: height of the longest arc; the row of nodes is at y = 0
+
+
+def _pad(n: int, width: float) -> float:
+    """View units left and right of the row of ``n`` nodes: ≥ 12 px beside the end nodes."""
+    return max(0.8, 12.0 * n / max(width, 50.0))
 
 
 class AttentionGraphPanel(Panel):
@@ -440,13 +446,18 @@ class AttentionGraphPanel(Panel):
         """Every token's label up to MAX_LABELS tokens; beyond, every k-th plus the query's
         own label (a neighbour within half a stride gives way to it)."""
         n = len(tokens)
-        width = self.plot.getViewBox().width()
-        upright = n <= UPRIGHT_LABELS and (width <= 0 or width / n >= UPRIGHT_PX)
-        stride = self._label_stride(n)
-        self._drawn_stride = stride
-        font = QFont(self._label_font)
+        font = QFont(self._label_font)  # first: the labels are measured in it
         font.setPointSizeF(self._label_font.pointSizeF() * self.state.font_scale)
         self.labels_item.setFont(font)
+        slot = self._token_px(n)
+        upright = n <= UPRIGHT_LABELS and slot >= UPRIGHT_PX
+        if upright:  # ... while the widest label fits between its neighbours (at 2× text
+            # "0.240" stood over "0.051": a fixed pixel rule ignored the text size)
+            widest = max(self.labels_item.box(
+                self._label_text(tokens, weights, masked, i, True))[0] for i in range(n))
+            upright = slot >= widest - 2 * TokenLabelsItem.MARGIN + LABEL_GAP_PX
+        stride = self._label_stride(n)
+        self._drawn_stride = stride
         labels = []
         for i in range(0, n, stride):
             if i == query or (stride > 1 and abs(i - query) < stride / 2):
@@ -475,11 +486,18 @@ class AttentionGraphPanel(Panel):
 
     def _label_stride(self, n: int) -> int:
         """1 (every token) up to MAX_LABELS tokens if they fit side by side, else every k-th:
-        rotated labels need about LABEL_SPACING_PX each."""
+        a rotated label stands one text line wide, at least LABEL_SPACING_PX apart."""
+        slot = self._token_px(n)
+        line = self.labels_item.box("0")[1] - 2 * TokenLabelsItem.MARGIN
+        spacing = max(LABEL_SPACING_PX, line + LABEL_GAP_PX)
+        if not math.isfinite(slot):
+            return 1 if n <= MAX_LABELS else math.ceil(n / MAX_LABELS)
+        return max(1, math.ceil(n / min(MAX_LABELS, max(4, int(n * slot / spacing)))))
+
+    def _token_px(self, n: int) -> float:
+        """Pixels from one node to the next (inf before the view has a size)."""
         width = self.plot.getViewBox().width()
-        budget = MAX_LABELS if width <= 0 else min(MAX_LABELS,
-                                                  max(4, int(width / LABEL_SPACING_PX)))
-        return 1 if n <= budget else math.ceil(n / budget)
+        return width / (n - 1 + 2 * _pad(n, width)) if width > 0 else math.inf
 
     def _label_text(self, tokens: tuple[str, ...], weights: np.ndarray, masked: np.ndarray,
                     i: int, upright: bool) -> str:
@@ -504,7 +522,7 @@ class AttentionGraphPanel(Panel):
         arcs = min(inner, max(0.5 * vb.width(), 80.0))
         top_px += inner - arcs
         per_px = (ARC_TOP + 0.02) / arcs
-        pad = max(0.8, 12.0 * n / max(vb.width(), 50.0))  # ≥ 12 px beside the end nodes
+        pad = _pad(n, vb.width())
         view = ((-pad, n - 1 + pad), (-bottom_px * per_px, ARC_TOP + 0.02 + top_px * per_px))
         if view != self._view:
             self._view = view
