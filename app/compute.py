@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Literal
 
 import numpy as np
 
@@ -19,6 +20,27 @@ import engine
 from engine import EngineError, LayerTrace, LayerWeights, Qwen3Config
 from engine.causality import CausalityReport, compare_traces
 from engine.continuous import Convergence, DepthStates, convergence, depth_states
+
+#: Which earlier input a result is compared with: the one just before it ("previous"), the
+#: pinned one ("pinned"), or an earlier one of as many tokens, the sentence before an edit
+#: that went through a shorter one (BackSpace, then the new character: "earlier").
+BaselineKind = Literal["previous", "pinned", "earlier"]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The earlier input a request is compared with (app.baseline chooses it).
+
+    Only what the comparison and its words need, never a whole :class:`Result`: results do not
+    chain to one another, so memory stays bounded by the few baselines kept.
+    ``trace`` is None when that input ran under another layer (other weights): it is named
+    ("the layer changed") but nothing is compared with it."""
+
+    kind: BaselineKind
+    text: str
+    tokens: tuple[str, ...]
+    trace: LayerTrace | None
+    request_id: int
 
 
 @dataclass(frozen=True)
@@ -30,9 +52,8 @@ class Request:
     config: Qwen3Config
     weights: LayerWeights
     causal: bool = True
-    #: The trace shown when the request was made: the causality inspector compares against it.
-    baseline: LayerTrace | None = None
-    baseline_tokens: tuple[str, ...] = ()
+    #: The earlier input the causality inspector compares this one with (None: none).
+    baseline: Baseline | None = None
     #: ``engine.tokenize(text)`` when the state made it already (once per edit, on the main
     #: thread); None: :func:`compute` tokenizes.
     tokens: tuple[str, ...] | None = None
@@ -59,7 +80,9 @@ class Result:
     #: [H, T] attention entropy (nats) of each query row.
     entropy: np.ndarray | None = None
     causality: CausalityReport | None = None
-    baseline_tokens: tuple[str, ...] = ()
+    #: The request's baseline, copied through whether or not it could be compared (its mask
+    #: or layer may differ: ``causality`` is then None and the panel says why).
+    baseline: Baseline | None = None
     #: The weights the trace ran with: a later input is compared with this one only under the
     #: same weights (a layer's config says nothing of its numbers: layer 3 and 5 share it).
     weights: LayerWeights | None = None
@@ -73,6 +96,11 @@ class Result:
     @property
     def ok(self) -> bool:
         return self.error is None and self.trace is not None
+
+    @property
+    def baseline_tokens(self) -> tuple[str, ...]:
+        """The tokens :attr:`causality` compared with (() when nothing was compared)."""
+        return self.baseline.tokens if self.baseline is not None and self.causality else ()
 
     @cached_property
     def shown_tokens(self) -> tuple[str, ...]:
@@ -272,14 +300,14 @@ def compute(request: Request) -> Result:
         x = _embed_cache.embed(tokens, request.config.hidden_size)
         # the baseline (the trace on screen, or the pinned one): its attention rows whose
         # masked scores kept their bits are reused (the same numbers, found faster)
+        base = request.baseline.trace if request.baseline is not None else None
         trace = engine.run_layer(x, request.weights, request.config, causal=request.causal,
-                                 reuse=request.baseline)
+                                 reuse=base)
         levels = StepLevels(trace)
         depth = depth_states(trace)
         norms = np.linalg.norm(depth.states, axis=-1)  # [3, T]
         curves = depth.norm_curves(norm_curve_points(depth))
         report = None
-        base = request.baseline
         if base is not None and base.config == trace.config and base.causal == trace.causal:
             report = compare_traces(base, trace)
         entropy = _entropy_memo.entropy(trace, base, report)
@@ -290,7 +318,7 @@ def compute(request: Request) -> Result:
     return Result(
         request_id=request.request_id, text=request.text, tokens=tokens, trace=trace,
         depth=depth, levels=levels, token_norms=norms, norm_curves=curves, entropy=entropy,
-        causality=report, baseline_tokens=request.baseline_tokens if report else (),
+        causality=report, baseline=request.baseline,
         weights=request.weights, compute_ms=(time.perf_counter() - start) * 1e3,
     )
 

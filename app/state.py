@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 
 import engine
+from app.baseline import BaselineChooser
 from app.bridge import EngineBridge
-from app.compute import Request, Result, SweepFailed
-from engine import STEP_NAMES, LayerTrace, LayerWeights, Qwen3Config, StepInfo, ops
+from app.compute import Baseline, Request, Result, SweepFailed
+from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo, ops
 from engine.continuous import Convergence
 from engine.layer import Step
 
@@ -299,6 +300,7 @@ class AppState(QObject):
         self.results = Results()
         self.selection = Selection()
         self.view = ViewOptions()
+        self._baselines = BaselineChooser()
         bridge.result_ready.connect(self._on_result_ready)
         bridge.convergence_ready.connect(self._on_convergence_ready)
 
@@ -395,20 +397,14 @@ class AppState(QObject):
     def recompute(self) -> None:
         self._submit()
 
-    def _baseline_for(self, tokens: tuple[str, ...]) -> tuple[LayerTrace | None,
-                                                              tuple[str, ...]]:
-        """The trace (and its tokens) a request for ``tokens`` is compared against by the
-        causality inspector: the pinned result, else the one on screen.
-
-        The one place a Request's baseline is chosen: replace this body to choose otherwise
-        (``tokens`` is there for a choice that depends on the new input)."""
-        del tokens  # (the choice today does not depend on the new input)
-        base = self.results.pinned or self.results.result
-        # another layer of the same shape (layer 5 after layer 3, random after a file) is no
-        # baseline: its equal tokens read "nothing changed", an edit "earlier rows changed"
-        if base is None or not base.ok or base.weights is not self.inputs.weights:
-            return None, ()
-        return base.trace, base.tokens
+    def _baseline_for(self, tokens: tuple[str, ...]) -> Baseline | None:
+        """The one place a Request's causality baseline is chosen: the pin, else the sentence
+        before the edit began, else the input just before (app.baseline's rule; another
+        layer of the same shape is never compared)."""
+        chooser = self._baselines
+        chooser.accept(self.results.result)
+        chooser.pin(self.results.pinned)
+        return chooser.choose(tokens, self.inputs.weights, self.inputs.causal)
 
     def _submit(self) -> None:
         self.inputs_changed.emit()
@@ -421,11 +417,11 @@ class AppState(QObject):
             self._set_error("")
             self.result_changed.emit(None)
             return
-        baseline, baseline_tokens = self._baseline_for(inputs.tokens)
+        baseline = self._baseline_for(inputs.tokens)
         self._bridge.submit(Request(
             request_id=results.pending_id, text=inputs.text, tokens=inputs.tokens,
             config=inputs.config, weights=inputs.weights, causal=inputs.causal,
-            baseline=baseline, baseline_tokens=baseline_tokens,
+            baseline=baseline,
         ))
 
     # ----- results -----

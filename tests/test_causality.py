@@ -1,4 +1,4 @@
-"""What the causal mask guarantees, row by row (PAPER E11, E12)."""
+"""What the causal mask guarantees, row by row (docs/continuous.md E11, E12)."""
 
 import numpy as np
 import pytest

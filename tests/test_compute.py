@@ -3,7 +3,7 @@
 import pytest
 
 import app.compute
-from app.compute import Request, compute, symmetric_levels
+from app.compute import Baseline, Request, compute, symmetric_levels
 from engine import LayerWeights, Qwen3Config
 
 TOY = Qwen3Config.toy()
@@ -57,10 +57,11 @@ def test_the_baseline_trace_is_reused_and_the_trace_is_the_same_bits(monkeypatch
         return real(*args, **kwargs)
 
     monkeypatch.setattr(app.compute.engine, "run_layer", run_layer)
-    edited = compute(Request(2, text + " b", TOY, weights, baseline=first.trace,
-                             baseline_tokens=first.tokens))
+    baseline = Baseline("previous", first.text, first.tokens, first.trace, first.request_id)
+    edited = compute(Request(2, text + " b", TOY, weights, baseline=baseline))
     assert given == [first.trace]
     fresh = real(edited.trace["embed"], weights, TOY)
     for a, b in zip(fresh.steps, edited.trace.steps, strict=True):
         assert np.array_equal(a.array.view(np.int64), b.array.view(np.int64)), a.name
     assert edited.causality.exact
+    assert edited.baseline is baseline and edited.baseline_tokens == first.tokens

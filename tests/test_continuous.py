@@ -1,4 +1,5 @@
-"""The continuous view: branches, depth-time states, sub-stepping, ReZero (PAPER E13–E15)."""
+"""The continuous view: branches, depth-time states, sub-stepping, ReZero
+(docs/continuous.md E13–E15)."""
 
 import numpy as np
 import pytest
@@ -221,7 +222,8 @@ def test_more_substeps_change_the_result():
 
 
 def _check_orders(conv):
-    """PAPER E13: ratio ~2 (Euler) and ~4 (second order) as n doubles, once n is past 4."""
+    """docs/continuous.md E13: ratio ~2 (Euler) and ~4 (second order) as n doubles, once n is
+    past 4."""
     assert conv.ns == (1, 2, 4, 8, 16, 32, 64)
     assert np.all(np.diff(conv.errors_euler[2:]) < 0)
     assert np.all(np.diff(conv.errors_second_order) < 0)

@@ -1,4 +1,4 @@
-"""PAPER.md E19, E22, E23, E24 on real run_layer traces."""
+"""docs/continuous.md E19, E22, E23, E24 on real run_layer traces."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-"""PAPER.md E1–E4: the 2017 post-norm encoder block is one six-sub-step Lie splitting step."""
+"""docs/continuous.md E1–E4: the 2017 post-norm encoder block is one six-sub-step Lie
+splitting step."""
 
 import dataclasses
 
@@ -106,7 +107,8 @@ def test_e3_eps_gap_is_first_order_and_eps_over_4_removes_it(seed):
     (3/2)·ε·|γ(w − m)|/s³; ε/4 in the closing LayerNorm removes it.
 
     Seen at ε = 1e-5 (T = 8, d = 16, random scheme, seeds 0–3): max gap 2.0e-5, 1.7e-5, 2.0e-5,
-    5.3e-6, mean |gap| 1.5e-6 … 4.7e-6 — PAPER's "~6e-6"; the figure scales as 1/s² of w.
+    5.3e-6, mean |gap| 1.5e-6 … 4.7e-6 — docs/continuous.md E3's "~6e-6"; the figure scales as
+    1/s² of w.
     """
     eps = 1e-5
     scheme = random_scheme(16, 4, seed=seed)

@@ -1,4 +1,4 @@
-"""PAPER.md E15, E20, E21 on a stack of N ≤ 64 seeded random layers in three variants."""
+"""docs/continuous.md E15, E20, E21 on a stack of N ≤ 64 seeded random layers in three variants."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-"""PAPER.md E16–E18: softmax is a Boltzmann distribution with temperature τ = multiplier·√d."""
+"""docs/continuous.md E16–E18: softmax is a Boltzmann distribution with temperature
+τ = multiplier·√d."""
 
 import numpy as np
 import pytest

@@ -27,7 +27,7 @@ def test_a_typed_angle_bracket_or_ampersand_reads_as_itself(make_window, qtbot):
     causality = window.panels["causalityDock"]
     qtbot.waitUntil(lambda: causality.is_current and causality.report is not None)
     assert "Every row before token 3 “>” is bitwise identical" in causality.verdict_plain
-    assert "Before: “a & b <”" in plain(causality.detail.text())
+    assert "Before: “a & b [<]”" in plain(causality.detail.text())
 
     window.state.set_query(3)
     depth = window.panels["depthDock"]

@@ -1,4 +1,4 @@
-"""Normalisation as projection onto a constraint set (PAPER E5–E10)."""
+"""Normalisation as projection onto a constraint set (docs/continuous.md E5–E10)."""
 
 import numpy as np
 import pytest

@@ -2,6 +2,7 @@
 
 import math
 import re
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -16,6 +17,8 @@ from app.panels.attention_graph import (
     MASKED_RGB,
     MAX_ARCS,
     MAX_LABELS,
+)
+from app.widgets.attention_arcs import (
     N_BUCKETS,
     bucket_of,
     bucket_opacity,
@@ -277,7 +280,7 @@ def test_token_label_boxes_match_text_items(qtbot):
         assert item.box(text) == (rect.width(), rect.height()), text
 
 
-def test_labels_follow_the_font_scale_and_the_weights(make_window):
+def test_labels_follow_the_font_scale_and_the_weights(make_window, restore_view):
     window = make_window(sync=True, text=TEXT)
     panel = window.panels["attentionDock"]
     base = panel.labels_item.font().pointSizeF()
@@ -471,3 +474,35 @@ def test_nothing_is_laid_over_the_graph_at_1280_by_720_with_the_tour_and_the_mas
     qtbot.waitUntil(lambda: panel.gqa_note.isVisible())
     assert panel.graph.minimumHeight() == GRAPH_MIN_HEIGHT
     assert "GQA" not in panel.head_box.toolTip()
+
+
+def _label_spans(panel):
+    """(left, right) in scene pixels of each token label's text, left to right."""
+    item, vb = panel.labels_item, panel.plot.getViewBox()
+    spans = []
+    for x, y, text, _rgb, rotated in item._labels:
+        width, height = item.box(text)
+        across = (height if rotated else width) - 2 * item.MARGIN  # the text, not its margins
+        at = vb.mapViewToScene(QPointF(x, y)).x()
+        spans.append((at - across / 2, at + across / 2))
+    return sorted(spans)
+
+
+@pytest.mark.parametrize("text", [TEXT, "Attention never reads the future tokens"])
+def test_token_labels_never_overlap_at_twice_the_text_size(make_window, qtbot, text,
+                                                           restore_view):
+    """At 2× text on 1366 x 768 the upright labels ("0 / 我 / 0.240") were placed by a fixed
+    52 px per token and ran into each other; they stand upright only while the widest fits
+    between its neighbours, and rotated labels keep a text line apart."""
+    window = make_window(sync=True, text=text)
+    window.resize(1366, 768)
+    window.apply_default_layout()
+    panel = window.panels["attentionDock"]
+    for scale in (1.0, 2.0):
+        window.state.set_font_scale(scale)
+        qtbot.waitUntil(lambda: panel.is_current)
+        qtbot.wait(50)
+        spans = _label_spans(panel)
+        assert len(spans) > 1
+        overlaps = [(a, b) for a, b in pairwise(spans) if a[1] > b[0]]
+        assert overlaps == [], (scale, overlaps)

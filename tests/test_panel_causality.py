@@ -1,5 +1,5 @@
 """The causality inspector, read as a person reads it: the verdict, the numbers per row, the
-overview grid and the outlined raw scores (PAPER E11, E12)."""
+overview grid and the outlined raw scores (docs/continuous.md E11, E12)."""
 
 from itertools import pairwise
 
@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from conftest import wait_for_text
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocumentFragment
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from engine import STEP_NAMES
@@ -67,7 +69,7 @@ def test_editing_the_last_word_shows_every_earlier_row_exactly_zero(make_window)
     for name in ("embed", "q_rope", "causal_mask", "attn_probs", "attn_context", "resid_mlp"):
         window.state.set_step(name)
         assert np.all(panel.bar_values[:k] == 0.0), name
-        assert [label.toPlainText() for label in panel.bar_labels[:k]] == ["0"] * k, name
+        assert [label.toPlainText() for label in panel.bars.labels[:k]] == ["0"] * k, name
         assert panel.bar_values[k] > 0, name
         assert np.all(panel.diff_source[:k] == 0.0), name
         assert np.any(panel.diff_source[k] > 0), name
@@ -247,7 +249,8 @@ def test_pinned_baseline_is_compared_until_released(make_window, qtbot):
     window.editor.set_text("Attention never reads the future rows")
     report = window.state.result.causality
     assert window.state.result.baseline_tokens == tuple(DEMO.split())
-    assert panel.before is window.state.pinned and panel.baseline_kind == "pinned"
+    assert panel.before.request_id == window.state.pinned.request_id
+    assert panel.baseline_kind == "pinned"
     assert "pinned baseline" in panel.detail.text() and "tokens" in panel.detail.text()
     assert report.first_changed == 5 and "bitwise identical" in panel.verdict_plain
     window.causal_action.setChecked(False)  # a pinned masked baseline cannot serve
@@ -318,7 +321,7 @@ def test_long_input_edit_draws(make_window):
     assert "token 2047" in panel.verdict_plain and panel.earlier_max == 0.0
     window.state.set_step("attn_scores")
     assert len(panel.highlighted_cells) == 2047
-    assert panel.bar_labels == []  # too many rows for number labels; hover shows them
+    assert panel.bars.labels == []  # too many rows for number labels; hover shows them
     assert 0 < sum(1 for label in panel.grid_view.row_labels if label) <= 16  # legible
 
 
@@ -358,13 +361,13 @@ def test_the_bars_decade_labels_never_run_into_each_other(make_window, qtbot):
         dock.resize(width, 600)
         qtbot.waitUntil(lambda w=width: abs(dock.width() - w) < 5)
         QApplication.processEvents()
-        low, high = panel._bars_decades
+        low, high = panel.bars.decades
         assert high > low + 6
         axis = panel.bars.getAxis("bottom")
         metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
         per_decade = panel.bars.getViewBox().width() / (high - low)
-        values = [v for v, _text in panel._bars_ticks]
-        widest = max(metrics.horizontalAdvance(text) for _v, text in panel._bars_ticks)
+        values = [v for v, _text in panel.bars.ticks]
+        widest = max(metrics.horizontalAdvance(text) for _v, text in panel.bars.ticks)
         gaps = [b - a for a, b in pairwise(values)]
         assert not gaps or min(gaps) * per_decade >= widest
 
@@ -559,3 +562,43 @@ def _image(image) -> np.ndarray:
     image = image.convertToFormat(QImage.Format.Format_ARGB32)
     rows = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1)
     return rows[:, :image.width() * 4].reshape(image.height(), image.width(), 4).copy()
+
+
+def _type(widget, text):
+    """Key presses carrying each character's text, as a keyboard (or an input method's key
+    events) sends them. (QTest.keyClicks maps characters to keys through an ASCII table and
+    aborts on Chinese.)"""
+    for ch in text:
+        QTest.sendKeyEvent(QTest.KeyAction.Click, widget, Qt.Key.Key_unknown, ch,
+                           Qt.KeyboardModifier.NoModifier)
+
+
+@pytest.mark.parametrize("sync", [True, False])
+def test_backspace_then_a_new_last_character_is_compared_with_the_sentence_before(
+        make_window, qtbot, sync):
+    """Issue #21: a teacher replaces the last character as people do, BackSpace then the new
+    one. Compared with the shorter sentence in between, the verdict said "6 → 7 tokens …
+    allclose, not bitwise" and the lesson was lost; it compares with the sentence before the
+    edit began and names it, quoted as typed with the edited character marked."""
+    window = make_window(sync=sync, text=None)
+    panel = _panel(window)
+    line = window.editor.line
+    line.setFocus()
+    _type(line, "我爱北京天安门")
+    wait_for_text(qtbot, window, "我爱北京天安门")
+    qtbot.keyClick(line, Qt.Key.Key_Backspace)
+    wait_for_text(qtbot, window, "我爱北京天安")
+    _type(line, "广")
+    wait_for_text(qtbot, window, "我爱北京天安广")
+    qtbot.waitUntil(lambda: panel.is_current and panel.report is not None)
+    report = window.state.result.causality
+    assert report.num_tokens_before == report.num_tokens_after == 7
+    assert report.first_changed == 6 and report.exact
+    assert "Every row before token 6 “广” is bitwise identical" in panel.verdict_plain
+    assert panel.badge.text() == "EXACT · E11"
+    assert panel.baseline_kind == "earlier" and panel.before.text == "我爱北京天安门"
+    detail = QTextDocumentFragment.fromHtml(panel.detail.text()).toPlainText()
+    assert "Before: “我爱北京天安[门]” (the sentence before this edit" in detail
+    assert "我 爱" not in detail  # as typed, not token by token
+    # the dashed line stands at the edited row in every view
+    assert all(line.isVisible() and line.value() == 6 for line in panel.k_lines)

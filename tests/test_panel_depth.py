@@ -154,6 +154,10 @@ def test_convergence_plot_receives_the_sweep(make_window):
     np.testing.assert_allclose(ys, np.log10(conv.errors_euler))
     caption = panel.conv_caption.text()
     assert f"{conv.orders_euler[-1]:.2f}" in caption and "n = 1" in caption
+    # the order between the last two n, named so: the convergence lens's "least-squares
+    # order" over a range of n is another number, and both read "slope" before
+    assert "Order from n = 32 to 64 (log₂ of the error ratio)" in caption
+    assert "slope" not in caption.lower()
     assert 0.8 < conv.orders_euler[-1] < 1.2 and 1.7 < conv.orders_second_order[-1] < 2.3
 
 
@@ -583,7 +587,7 @@ def test_the_convergence_axis_titles_fit_their_axes(make_window, qtbot, language
         room = rect.width() if side == "bottom" else rect.height()
         return QFontMetrics(axis.label.font()).horizontalAdvance(axis.labelText) < room
 
-    full_depth, full_lens = panel._conv_titles[0], lens._left_titles[0]
+    full_depth, full_lens = panel.conv_plot.titles[0], lens._left_titles[0]
     for dock_name in ("depthDock", "lensConvergenceDock"):
         window.docks[dock_name].setFloating(True)
     window.docks["depthDock"].resize(1500, 900)

@@ -154,7 +154,7 @@ def test_tau_one_note_says_sharper_but_not_one_hot(make_window, qtbot):
     sharp = panel.lens.max_weight[0]
     assert sharp.mean() > layer_max  # sharper ...
     assert np.all(sharp[1:] < 0.999)  # ... but no row with a choice is one-hot (E18)
-    assert 0.8 < panel._e18_reference < 0.99  # PAPER.md: ≈ 0.9 at d = 128
+    assert 0.8 < panel._e18_reference < 0.99  # docs/continuous.md E18: ≈ 0.9 at d = 128
     panel.preset_sqrt.click()
     assert not panel.at_tau_one and panel.lens.tau == pytest.approx(2.0)
 
@@ -553,6 +553,7 @@ def test_convergence_plots_the_engine_errors_with_slopes_one_and_two(make_window
     assert panel.slope_euler == pytest.approx(1.0, abs=0.05)  # E13
     assert panel.slope_second == pytest.approx(2.0, abs=0.15)
     assert f"{panel.slope_euler:.3f}" in panel.readout.text()
+    assert "least-squares order over n ≥ 8" in panel.readout.text()  # not the depth panel's
     for ref, order in ((panel.ref1, 1), (panel.ref2, 2)):
         x, y = ref.xData, ref.yData
         assert np.polyfit(np.log(x), np.log(y), 1)[0] == pytest.approx(-order)

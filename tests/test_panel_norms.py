@@ -116,7 +116,7 @@ def test_a_constant_vector_has_no_unique_projection(make_window):
     window = make_window(sync=True, text=TEXT)
     panel = window.panels["normDock"]
     eps = window.state.config.rms_norm_eps
-    panel._fill_projection(compare_norms(np.full(16, 0.5), eps=eps), eps)  # PAPER E7
+    panel._fill_projection(compare_norms(np.full(16, 0.5), eps=eps), eps)  # docs/continuous.md E7
     assert panel.ln_badge.text() == "NOT UNIQUE · E5"
     assert "equally near" in panel.ln_text.text()
     assert panel.rms_badge.text() == "EXACT · E10"  # a nonzero constant still has one

@@ -30,6 +30,17 @@ from app import theme
 from app.compute import Result, isolated, token_html
 from app.panels.base import Panel
 from app.state import AppState
+from app.widgets.attention_arcs import (
+    ARC_TOP,
+    N_BUCKETS,
+    ArcCurve,
+    arc_points,
+    bucket_of,
+    bucket_pen,
+    format_weight,
+    link_rgb,
+    pairs,
+)
 from app.widgets.controls import sync_combo, sync_spin
 from app.widgets.plotting import (
     DeviceDashedCurve,
@@ -41,9 +52,6 @@ from app.widgets.plotting import (
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.stable_label import StableLabel
 
-#: Weight buckets: bucket b holds weights with b/N ≤ √w < (b+1)/N (a square-root scale, so the
-#: small weights of a long row stay visible but thin).
-N_BUCKETS = 8
 #: Beyond this many tokens only the heaviest links are drawn (the caption says so).
 MAX_ARCS = 512
 #: Beyond this many masked links only a stride of them is drawn (dashed lines are slow).
@@ -54,8 +62,9 @@ GRAPH_MIN_HEIGHT = 160
 GRAPH_FLOOR_HEIGHT = 100
 #: Tokens with a text label under their node; more tokens get a stride (the query always has one).
 MAX_LABELS = 64
-#: Pixels a rotated label needs beside its neighbour.
+#: Pixels a rotated label needs beside its neighbour, at least; and the gap between labels.
 LABEL_SPACING_PX = 15
+LABEL_GAP_PX = 4
 #: Labels are upright and carry the weight when every token gets this many pixels (and there
 #: are at most UPRIGHT_LABELS tokens); otherwise they are rotated and show index and text.
 UPRIGHT_PX = 52
@@ -63,10 +72,6 @@ UPRIGHT_LABELS = 24
 #: Pixels: hovering this close to a node or a link shows its numbers.
 HOVER_PX = 9.0
 
-LINK_RGB = (33, 90, 180)
-#: the links on the dark theme: the navy of the light one had a contrast of ~2.4 with the dark
-#: plot at full opacity, and the light weights' faint arcs disappeared
-LINK_RGB_DARK = (110, 170, 245)
 QUERY_RGB = (230, 120, 20)
 MASKED_RGB = (165, 165, 165)
 #: the masked (dashed) links' opacity over the plot, pre-blended like the links' (bucket_pen)
@@ -74,103 +79,13 @@ MASKED_OPACITY = 200 / 255
 LABEL_TEXT = (20, 20, 20)
 LABEL_MASKED = (140, 140, 140)
 LABEL_QUERY = (150, 65, 0)
-ARC_TOP = 1.0
 #: Half-width and height in pixels of the loop drawn for a token's link to itself.
 LOOP_PX = (11.0, 38.0)  # view units: height of the longest arc; the row of nodes is at y = 0
 
 
-def bucket_of(weights: np.ndarray) -> np.ndarray:
-    """The bucket index (0 … N_BUCKETS − 1) of each weight."""
-    w = np.clip(np.asarray(weights, dtype=np.float64), 0.0, 1.0)
-    return np.minimum((np.sqrt(w) * N_BUCKETS).astype(np.int64), N_BUCKETS - 1)
-
-
-def link_rgb(theme_name: str) -> tuple[int, int, int]:
-    return LINK_RGB_DARK if theme_name == "dark" else LINK_RGB
-
-
-def bucket_opacity(bucket: int) -> float:
-    """How opaque a bucket's links look (0 … 1): heavier weights stand out more."""
-    return int(35 + 220 * (bucket + 0.5) / N_BUCKETS) / 255
-
-
-def bucket_pen(bucket: int, rgb: tuple[int, int, int] = LINK_RGB,
-               background: QColor | None = None) -> QPen:
-    """An opaque pen: the link colour at the bucket's opacity, pre-blended toward the plot's
-    ``background`` (white if None). Qt strokes an antialiased translucent pen ~10× slower
-    than an opaque one, and on the plain plot the two look the same; the heavier buckets are
-    drawn above the lighter ones (their z value), as they were by blending."""
-    f = (bucket + 0.5) / N_BUCKETS
-    back = QColor(255, 255, 255) if background is None else background
-    pen = QPen(theme.blend(back, QColor(*rgb), bucket_opacity(bucket)))
-    pen.setWidthF(0.6 + 6.5 * f * f)
-    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-    # an arc turns a few degrees per point: a bevel join there is exactly as round, strokes
-    # ~25 % faster, and Qt's round joins left a one-pixel nub on the thin arcs' apexes
-    pen.setJoinStyle(Qt.PenJoinStyle.BevelJoin)
-    pen.setCosmetic(True)
-    return pen
-
-
-def format_weight(w: float) -> str:
-    """At least four significant digits, however small the weight."""
-    if w == 0.0:
-        return "0"
-    return f"{w:.6f}" if w >= 1e-3 else f"{w:.4e}"
-
-
-def arc_points(keys: np.ndarray, query: int, n_tokens: int, samples: int,
-               loop: tuple[float, float] = (0.2, 0.15)) -> np.ndarray:
-    """[K, samples, 2] points of the arcs from each key to ``query``: half ellipses above the
-    row whose height grows with the distance; a key equal to the query gets a teardrop loop of
-    half-width ``loop[0]`` and height ``loop[1]`` (view units) standing on the node."""
-    keys = np.asarray(keys, dtype=np.float64)
-    s = np.linspace(0.0, 1.0, samples)
-    span = max(n_tokens - 1, 1)
-    dist = np.abs(keys - query)
-    height = 0.12 + (ARC_TOP - 0.12) * dist / span  # [K]
-    mid = (keys + query) / 2
-    half = (keys - query) / 2
-    x = mid[:, None] + half[:, None] * np.cos(np.pi * s)[None, :]
-    y = height[:, None] * np.sin(np.pi * s)[None, :]
-    self_loop = dist == 0
-    if self_loop.any():
-        x[self_loop] = query + loop[0] * np.sin(2 * np.pi * s)[None, :]
-        y[self_loop] = loop[1] * np.sin(np.pi * s)[None, :]
-    return np.stack([x, y], axis=-1)
-
-
-def pairs(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """x, y arrays for ``connect='pairs'`` from [K, S, 2] polylines (one segment per pair)."""
-    if points.shape[0] == 0:
-        return np.zeros(0), np.zeros(0)
-    seg = np.stack([points[:, :-1], points[:, 1:]], axis=2)  # [K, S-1, 2, 2]
-    flat = seg.reshape(-1, 2)
-    return np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
-
-
-class ArcCurve(pg.PlotCurveItem):
-    """A ``connect='pairs'`` curve (its data stays one segment per pair: hover and the tests
-    read arcs that way) stroked as whole polylines: a segment that starts where the previous
-    one ended continues it. With round caps and joins that is the same shape, and Qt strokes
-    one arc of 40 points about twice as fast as 39 separate capped segments."""
-
-    def generatePath(self, x: np.ndarray, y: np.ndarray) -> object:
-        if self.opts["connect"] != "pairs" or len(x) < 2:
-            return super().generatePath(x, y)
-        x0, y0, x1, y1 = x[0::2], y[0::2], x[1::2], y[1::2]
-        # a segment opens a new polyline unless it starts at the previous segment's end
-        opens = np.ones(x0.size, dtype=bool)
-        opens[1:] = (x0[1:] != x1[:-1]) | (y0[1:] != y1[:-1])
-        counts = 1 + opens  # points each segment adds: its start when it opens, its end
-        ends = np.cumsum(counts) - 1
-        px, py = np.empty(ends[-1] + 1), np.empty(ends[-1] + 1)
-        px[ends], py[ends] = x1, y1
-        starts = ends[opens] - 1
-        px[starts], py[starts] = x0[opens], y0[opens]
-        connect = np.ones(px.size, dtype=bool)  # connect[i]: point i joins point i + 1
-        connect[starts[1:] - 1] = False
-        return pg.arrayToQPath(px, py, connect=connect)
+def _pad(n: int, width: float) -> float:
+    """View units left and right of the row of ``n`` nodes: ≥ 12 px beside the end nodes."""
+    return max(0.8, 12.0 * n / max(width, 50.0))
 
 
 class AttentionGraphPanel(Panel):
@@ -531,13 +446,18 @@ class AttentionGraphPanel(Panel):
         """Every token's label up to MAX_LABELS tokens; beyond, every k-th plus the query's
         own label (a neighbour within half a stride gives way to it)."""
         n = len(tokens)
-        width = self.plot.getViewBox().width()
-        upright = n <= UPRIGHT_LABELS and (width <= 0 or width / n >= UPRIGHT_PX)
-        stride = self._label_stride(n)
-        self._drawn_stride = stride
-        font = QFont(self._label_font)
+        font = QFont(self._label_font)  # first: the labels are measured in it
         font.setPointSizeF(self._label_font.pointSizeF() * self.state.font_scale)
         self.labels_item.setFont(font)
+        slot = self._token_px(n)
+        upright = n <= UPRIGHT_LABELS and slot >= UPRIGHT_PX
+        if upright:  # ... while the widest label fits between its neighbours (at 2× text
+            # "0.240" stood over "0.051": a fixed pixel rule ignored the text size)
+            widest = max(self.labels_item.box(
+                self._label_text(tokens, weights, masked, i, True))[0] for i in range(n))
+            upright = slot >= widest - 2 * TokenLabelsItem.MARGIN + LABEL_GAP_PX
+        stride = self._label_stride(n)
+        self._drawn_stride = stride
         labels = []
         for i in range(0, n, stride):
             if i == query or (stride > 1 and abs(i - query) < stride / 2):
@@ -566,11 +486,18 @@ class AttentionGraphPanel(Panel):
 
     def _label_stride(self, n: int) -> int:
         """1 (every token) up to MAX_LABELS tokens if they fit side by side, else every k-th:
-        rotated labels need about LABEL_SPACING_PX each."""
+        a rotated label stands one text line wide, at least LABEL_SPACING_PX apart."""
+        slot = self._token_px(n)
+        line = self.labels_item.box("0")[1] - 2 * TokenLabelsItem.MARGIN
+        spacing = max(LABEL_SPACING_PX, line + LABEL_GAP_PX)
+        if not math.isfinite(slot):
+            return 1 if n <= MAX_LABELS else math.ceil(n / MAX_LABELS)
+        return max(1, math.ceil(n / min(MAX_LABELS, max(4, int(n * slot / spacing)))))
+
+    def _token_px(self, n: int) -> float:
+        """Pixels from one node to the next (inf before the view has a size)."""
         width = self.plot.getViewBox().width()
-        budget = MAX_LABELS if width <= 0 else min(MAX_LABELS,
-                                                  max(4, int(width / LABEL_SPACING_PX)))
-        return 1 if n <= budget else math.ceil(n / budget)
+        return width / (n - 1 + 2 * _pad(n, width)) if width > 0 else math.inf
 
     def _label_text(self, tokens: tuple[str, ...], weights: np.ndarray, masked: np.ndarray,
                     i: int, upright: bool) -> str:
@@ -595,7 +522,7 @@ class AttentionGraphPanel(Panel):
         arcs = min(inner, max(0.5 * vb.width(), 80.0))
         top_px += inner - arcs
         per_px = (ARC_TOP + 0.02) / arcs
-        pad = max(0.8, 12.0 * n / max(vb.width(), 50.0))  # ≥ 12 px beside the end nodes
+        pad = _pad(n, vb.width())
         view = ((-pad, n - 1 + pad), (-bottom_px * per_px, ARC_TOP + 0.02 + top_px * per_px))
         if view != self._view:
             self._view = view

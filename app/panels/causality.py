@@ -1,9 +1,10 @@
 """Causality inspector: edit a token and see, step by step, which rows of the layer changed.
 
-Reads ``result.causality`` (``engine.causality.CausalityReport``: the new trace against the
-previous input, or a pinned baseline). PAPER E11: with the causal mask, every row before the
+Reads ``result.causality`` (``engine.causality.CausalityReport``) and ``result.baseline``
+(the earlier input it was compared with, chosen by app/baseline.py); what to say is decided in
+app/verdict.py, without Qt. docs/continuous.md E11: with the causal mask, every row before the
 edited token k is *bitwise* unchanged in every step — except the raw scores q·kᵀ of the future
-columns, which ``causal_mask`` then removes. With the mask off the earlier rows change. PAPER E12:
+columns, which ``causal_mask`` then removes. With the mask off the earlier rows change. E12:
 when the token count changes, the common prefix agrees only up to rounding.
 
 Three views share the token rows: an overview (token × step, log₁₀ of each row's max |Δ|), the
@@ -13,12 +14,10 @@ their own colour, never the low end of the colour map.
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QTextDocumentFragment
+from PySide6.QtGui import QColor, QFont, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QBoxLayout,
     QGridLayout,
@@ -33,38 +32,42 @@ from PySide6.QtWidgets import (
 )
 
 from app import theme
-from app.compute import LRM, Result, isolated, token_html
+from app.compute import Baseline, Result
 from app.panels.base import Panel
 from app.state import AppState
+from app.verdict import Message, Verdict, decide
+from app.widgets.arrangement import Arrangement, Hysteresis
+from app.widgets.causality_words import CausalityWords
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.controls import sync_spin
-from app.widgets.diff_heatmap import DiffHeatmapView
-from app.widgets.heatmap import MAX_TICKS, FastImageItem
-from app.widgets.plotting import (
-    QuietTextItem,
-    RasterCachedCurve,
-    fast_axes,
-    left_bottom_only,
-    set_points,
+from app.widgets.diff_bars import (
+    GOOD_HTML,
+    K_LINE_HTML,
+    OUTLINE_HTML,
+    OUTLINE_PEN,
+    ZERO_COLOUR,
+    ZERO_HTML,
+    DiffBars,
+    abs_diff,
+    cell_outline,
+    k_line_pen,
+    sparse_labels,
 )
+from app.widgets.diff_heatmap import DiffHeatmapView
+from app.widgets.heatmap import FastImageItem
+from app.widgets.plotting import RasterCachedCurve, set_points
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.relayout import move_in_grid
 from app.widgets.stable_label import StableLabel
 from engine import STEP_INFO, STEP_NAMES, Step
 from engine.causality import CausalityReport
 
-#: An exact zero (bitwise equal) is drawn in this colour: the image shows NaN there, and the
-#: view's background shows through. Light teal stays apart from the map's pale yellow end, also
-#: under deuteranopia and protanopia.
-ZERO_COLOUR = QColor("#9fd3e6")
-ZERO_HTML = "#9fd3e6"
+__all__ = ["MASK_RGBA", "CausalityPanel", "abs_diff"]
+
 #: |Δ| colour map (log₁₀ scale): pale yellow (rounding) → orange → purple (large).
 DIFF_MAP = "CET-L17"
 #: log₁₀|Δ| at the bottom of the colour map: 1e-18, just below float64 rounding of O(1) values.
 LOG_FLOOR = -18.0
-#: Outline of changed raw scores in earlier rows (they lie in the masked future columns).
-OUTLINE_HTML = "#ff7f0e"
-OUTLINE_PEN = pg.mkPen(QColor(OUTLINE_HTML), width=2.5)
 #: Compact (a short panel: 1366 x 768, 1280 x 720): below this many text lines for the three
 #: views, the explanation, the hint and the legend fold behind a Details button (the verdict
 #: stays), so the views get their height; they unfold once the views would keep this many.
@@ -77,72 +80,16 @@ FOLD_SPACING = 3  # px between the folded labels (the layouts' spacing)
 #: Veil over the masked (future) triangle j > i of attention maps: translucent white, as it has
 #: always looked (pyqtgraph auto-levelled the uint8 array (70, 70, 70, 60) it was given to this)
 MASK_RGBA = (255, 255, 255, 218)
-#: Number labels beside the bars up to this many rows; beyond, hover shows the number.
-MAX_BAR_LABELS = 24
 #: Token labels on the overview's rows and key indices under the difference map, at most
 MAX_ROW_LABELS = 16
 MAX_KEY_LABELS = 12
-#: Tokens of the baseline quoted in the detail line, at most
-MAX_QUOTED_TOKENS = 12
 #: Draw cell outlines up to this many changed cells (one line item, four edges each).
 MAX_OUTLINES = 20_000
 ATTENTION_MAPS = ("attn_scores", "causal_mask", "attn_probs")
 
-#: verdict colours, picked for a white page (:func:`app.theme.ink` adapts them to the theme)
-GOOD = "#1b7f3b"
-WARN = "#b34700"
-INFO = "#1f5fa8"
-#: verdict in the palette's quiet text colour (:func:`app.theme.quiet_css`)
-QUIET = "quiet"
-
-
-#: PAPER E12's tolerance: after a change of length the common prefix agrees to this (allclose)
-E12_ATOL = 1e-12
-
-
-def abs_diff(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """|after − before| for display, with equal entries (also −∞ against −∞) exactly 0.
-
-    Subtracts only where the bits differ: an edit leaves most entries untouched, and
-    arithmetic on the masked −∞ entries is slow (300 ms for one 2048 × 2048 map, 40 ms so)."""
-    before = np.ascontiguousarray(before, dtype=np.float64).reshape(-1)
-    after_flat = np.ascontiguousarray(after, dtype=np.float64).reshape(-1)
-    out = np.zeros(after_flat.size)
-    # flat indices: one index array instead of one per axis (~3× faster to find and use)
-    changed = np.flatnonzero(before.view(np.int64) != after_flat.view(np.int64))
-    with np.errstate(invalid="ignore"):
-        out[changed] = np.abs(after_flat[changed] - before[changed])
-    return out.reshape(np.shape(after))
-
-
-def fmt_diff(value: float) -> str:
-    """Short: ``0``, ``2.5``, ``0.031``, ``8.9e-16``."""
-    return "0" if value == 0 else f"{value:.2g}"
-
-
-def sparse_labels(labels: list[str], most: int) -> list[str]:
-    """At most ``most`` of ``labels`` kept (evenly strided), the rest blank: a small view with
-    many rows stays legible (hover names every row)."""
-    n = len(labels)
-    base = max(1, -(-n // MAX_TICKS))  # the view keeps every base-th tick: stay on its grid
-    stride = base * max(1, -(-max(1, -(-n // most)) // base))
-    return [label if i % stride == 0 else "" for i, label in enumerate(labels)]
-
-
-def cell_outline(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """x, y of the four edges of each (row, col) cell, as pairs for ``connect='pairs'``."""
-    rows, cols = cells[:, 0].astype(float), cells[:, 1].astype(float)
-    x0, x1, y0, y1 = cols, cols + 1, rows, rows + 1
-    xs = np.stack([x0, x1, x1, x1, x1, x0, x0, x0], axis=1).reshape(-1)
-    ys = np.stack([y0, y0, y0, y1, y1, y1, y1, y0], axis=1).reshape(-1)
-    return xs, ys
-
-
-def _quoted(tokens: tuple[str, ...]) -> str:
-    """The first MAX_QUOTED_TOKENS tokens as rich text, "…" after them if there are more; each
-    isolated, after a left-to-right mark, so Hebrew or Arabic tokens stay in token order."""
-    return LRM + " ".join(isolated(token_html(t)) for t in tokens[:MAX_QUOTED_TOKENS]) + (
-        " …" if len(tokens) > MAX_QUOTED_TOKENS else "")
+#: verdict colours by level (app.verdict), picked for a white page (:func:`app.theme.ink`
+#: adapts them to the theme); "quiet" is the palette's quiet text colour
+LEVEL_COLOURS = {"good": GOOD_HTML, "warn": "#b34700", "info": K_LINE_HTML, "quiet": ""}
 
 
 def _large(text: str) -> str:
@@ -198,9 +145,8 @@ class CausalityPanel(Panel):
                                          zero_colour=ZERO_COLOUR)
         self.diff_view.setObjectName("causalityDiff")
         self.diff_view.plot.hideAxis("left")  # rows are the overview's rows
-        self.bars = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)
+        self.bars = DiffBars()
         self.bars.setObjectName("causalityBars")
-        self._setup_bars()
         self._setup_overlays()
 
         self.grid_caption = QLabel()
@@ -267,8 +213,10 @@ class CausalityPanel(Panel):
         self._buttons.addWidget(self.pin_button)
         self._buttons.addWidget(self.details_button)
         self._buttons.addStretch(1)
-        #: True while the verdict stands under the badge and buttons (a narrow panel)
-        self.verdict_below = False
+        #: the verdict beside the badge and buttons, or under them (a narrow panel: the room
+        #: beside them in line heights; the switch does not change it, so no hysteresis)
+        self.header = Arrangement(Hysteresis(VERDICT_MIN_LINES_PX, VERDICT_MIN_LINES_PX),
+                                  wide=self._place_header, compact=self._place_header)
         self._place_header()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -278,14 +226,19 @@ class CausalityPanel(Panel):
         layout.addWidget(ReflowGuard(self.hint))
         layout.addWidget(self.pages, 1)
         self.set_body(body)
-        #: True while the explanation, hint and legend fold behind the Details button
-        self.compact = False
+        #: the explanation, hint and legend shown, or folded behind the Details button (compact)
+        self.folding = Arrangement(Hysteresis(COMPACT_BELOW_LINES, COMPACT_LEAVE_LINES),
+                                   wide=self._fold, compact=self._fold)
         self.split.installEventFilter(self)
 
         # ----- what is on screen (tests and hover read these) -----
         self.report: CausalityReport | None = None
-        self.before: Result | None = None  # the baseline result the report compared against
-        self.baseline_kind = ""  # "previous" or "pinned"
+        #: the baseline the verdict names (the one the report compared against), its kind
+        self.before: Baseline | None = None
+        self.baseline_kind = ""  # "previous", "pinned" or "earlier"
+        #: what app.verdict decided for the result on screen
+        self.verdict_data: Verdict | None = None
+        self.words = CausalityWords(self)
         #: [common, 23] max |Δ| of each row per step (the overview's numbers)
         self.grid_source: np.ndarray | None = None
         #: the selected step's |after − before| (float64, head slice), rows = tokens
@@ -296,12 +249,9 @@ class CausalityPanel(Panel):
         self.highlighted_cells: set[tuple[int, int]] = set()
         self.earlier_max: float | None = None
         self._result: Result | None = None
-        self._history: deque[Result] = deque(maxlen=6)
         self._diff_cols: list[str] | None = None
         self._diff_col_kind = ""
         self._mask_size = -1
-        self._bars_view: tuple = ()
-        self._bars_ticks: list = []
 
         self.pin_button.toggled.connect(self._on_pin_toggled)
         self.details_button.toggled.connect(lambda _on: self._show_foldable())
@@ -316,28 +266,6 @@ class CausalityPanel(Panel):
             if signal is not None:
                 signal.connect(lambda _value: self.request_redraw())
         self.retranslate()
-
-    # ----- building -----
-    def _setup_bars(self) -> None:
-        plot = self.bars
-        plot.hideButtons()
-        plot.setMouseEnabled(x=False, y=False)
-        plot.invertY(True)
-        left_bottom_only(plot)
-        plot.hideAxis("left")
-        plot.getViewBox().setBackgroundColor(None)
-        self.bar_item = pg.BarGraphItem(x0=[], y=[], height=[], width=[])
-        self.zero_item = pg.BarGraphItem(x0=[], y=[], height=[], width=[],
-                                         brush=ZERO_COLOUR, pen=pg.mkPen(None))
-        plot.addItem(self.zero_item)
-        plot.addItem(self.bar_item)
-        self.bar_labels: list[pg.TextItem] = []
-        self._bar_label_state: list[tuple[str, str] | None] = []
-        self.bar_k_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(INFO, width=1.5,
-                                                                style=Qt.PenStyle.DashLine))
-        plot.addItem(self.bar_k_line)
-        self._bars_decades = (0.0, 0.0)  # the log10 range the bars span (see _draw_bars)
-        plot.getViewBox().sigResized.connect(self._update_bars_ticks)
 
     def _setup_overlays(self) -> None:
         # the masked future triangle of attention maps, shaded
@@ -367,8 +295,7 @@ class CausalityPanel(Panel):
         # the boundary between the rows before k and the rest, in every view
         self.k_lines = []
         for view in (self.grid_view, self.diff_view):
-            line = pg.InfiniteLine(angle=0, pen=pg.mkPen(INFO, width=1.5,
-                                                         style=Qt.PenStyle.DashLine))
+            line = pg.InfiniteLine(angle=0, pen=k_line_pen())
             line.setZValue(12)
             view.plot.addItem(line)
             self.k_lines.append(line)
@@ -393,6 +320,11 @@ class CausalityPanel(Panel):
         return super().eventFilter(watched, event)
 
     # ----- a narrow panel: the verdict under the badge and the buttons -----
+    @property
+    def verdict_below(self) -> bool:
+        """True while the verdict stands under the badge and buttons."""
+        return self.header.compact
+
     def _place_header(self) -> None:
         """Badge and buttons stay on the first row; the verdict stands between them or under
         them (moved by its own layout item: see app/widgets/relayout.py)."""
@@ -419,10 +351,7 @@ class CausalityPanel(Panel):
         buttons = max(self.pin_button.sizeHint().width(),
                       self.details_button.sizeHint().width())
         beside = self.split.width() - self.badge.sizeHint().width() - buttons - 2 * spacing
-        below = beside < VERDICT_MIN_LINES_PX * self.verdict.fontMetrics().height()
-        if below != self.verdict_below:
-            self.verdict_below = below
-            self._place_header()
+        self.header.update(beside / self.verdict.fontMetrics().height())
 
     # ----- compact: a short panel folds its words so the views keep their height -----
     def _folded_height(self) -> int:
@@ -431,20 +360,21 @@ class CausalityPanel(Panel):
         return sum(label.heightForWidth(width) + FOLD_SPACING
                    for label in (self.detail, self.hint, self.legend))
 
+    @property
+    def compact(self) -> bool:
+        """True while the explanation, hint and legend fold behind the Details button."""
+        return self.folding.compact
+
     def _arrange(self) -> None:
-        """Fold or unfold by the height the three views get (in text lines, so it follows the
-        text size). With Details unfolded the views are as short as without compact mode."""
-        line = self.fontMetrics().lineSpacing()
+        """Fold or unfold by the height the three views get, in text lines (so it follows the
+        text size): folded, as they would be with the words unfolded (unless Details already
+        unfolded them by hand)."""
         height = self.split.height()
-        if self.compact and self.details_button.isChecked():  # unfolded by hand
-            room = height >= COMPACT_LEAVE_LINES * line
-        elif self.compact:
-            room = height - self._folded_height() >= COMPACT_LEAVE_LINES * line
-        else:
-            room = height >= COMPACT_BELOW_LINES * line
-        if room == (not self.compact):
-            return
-        self.compact = not room
+        if self.compact and not self.details_button.isChecked():
+            height -= self._folded_height()
+        self.folding.update(height / self.fontMetrics().lineSpacing())
+
+    def _fold(self) -> None:
         self.details_button.setVisible(self.compact)
         self._show_foldable()
 
@@ -474,7 +404,7 @@ class CausalityPanel(Panel):
             "Compare every following edit with the input on screen now (instead of with the "
             "previous input). Click again to release."))
         self.badge.setToolTip(self.tr(
-            "PAPER E11 (exact, tested): editing token k leaves every earlier row of every step "
+            "E11 (exact, tested): editing token k leaves every earlier row of every step "
             "bitwise unchanged — except the raw scores of the future columns, which the mask "
             "removes. With the mask off, earlier rows change."))
         self.head_label.setText(self.tr("Head:"))
@@ -487,7 +417,7 @@ class CausalityPanel(Panel):
             "<span style='background:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span> 0 exactly · colour "
             "log₁₀|Δ| (scale under the bars) · <span style='color:%2'><b>- -</b></span> token k · "
             "<span style='color:%3'><b>□</b></span> changed masked score").replace(
-            "%1", ZERO_HTML).replace("%2", INFO).replace("%3", OUTLINE_HTML))
+            "%1", ZERO_HTML).replace("%2", K_LINE_HTML).replace("%3", OUTLINE_HTML))
         self.legend.setToolTip(self.tr(
             "Teal: the difference is exactly 0 (bitwise equal). Other colours: log₁₀ of |Δ|, "
             "pale for rounding (1e-16), dark for a real change. The dashed line is the first "
@@ -495,42 +425,19 @@ class CausalityPanel(Panel):
             "it lies in the future (j > i, shaded), which causal_mask removes."))
         self.grid_view.plot.setLabel("bottom", self.tr("step"))
 
-    # ----- result history: which baseline the report compared against -----
-    def _on_result_changed(self, result: Result | None) -> None:
-        if result is None:
-            self._history.clear()
-        elif not self._history or self._history[-1] is not result:
-            self._history.append(result)
-        super()._on_result_changed(result)
-
-    def find_baseline(self, result: Result) -> tuple[Result | None, str]:
-        """The accepted result the report was computed against: the pinned one or an earlier
-        one with the same tokens, config and mask (what the state sent as the baseline)."""
-        report = result.causality
-        if report is None:
-            return None, ""
-        pinned = self.state.pinned
-        candidates: list[tuple[Result, str]] = []
-        if pinned is not None and pinned is not result:
-            candidates.append((pinned, "pinned"))
-        candidates += [(r, "previous") for r in reversed(self._history) if r is not result]
-        for candidate, kind in candidates:
-            if (candidate.ok and candidate.tokens == result.baseline_tokens
-                    and candidate.trace.config == result.trace.config
-                    and candidate.trace.causal == result.trace.causal
-                    and candidate.trace.num_tokens == report.num_tokens_before):
-                return candidate, kind
-        return None, ""
-
     # ----- drawing -----
     def redraw(self, result: Result) -> None:
         self._result = result
-        # the pinned input itself: nothing is compared on screen (see _write_verdict)
-        report = None if self.state.pinned is result else result.causality
+        verdict = decide(result.tokens, result.text, result.trace.causal, result.causality,
+                         result.baseline, just_pinned=self.state.pinned is result)
+        self.verdict_data = verdict
+        # the pinned input itself: nothing is compared on screen
+        report = result.causality if verdict.compared else None
         self.report = report
-        self.before, self.baseline_kind = self.find_baseline(result)
+        self.before = verdict.baseline
+        self.baseline_kind = verdict.baseline.kind if verdict.baseline is not None else ""
         self._sync_pin_button()
-        self._write_verdict(result)
+        self._write_verdict(verdict, result.trace.causal)
         if report is None or not report.changed:
             self.grid_source = self.diff_source = self.bar_values = None
             self.highlighted_cells = set()
@@ -550,9 +457,9 @@ class CausalityPanel(Panel):
                                 [str(i) if i % 5 == 0 else "" for i in range(len(STEP_NAMES))],
                                 x_title=self.tr("step"), y_title=self.tr("token"))
         k = report.first_changed
-        for line in (*self.k_lines, self.bar_k_line):
-            line.setValue(k)
-            line.setVisible(0 < k < common)
+        for line in (*self.k_lines, self.bars.k_line):
+            line.setValue(verdict.edited or 0)
+            line.setVisible(verdict.edited is not None)
         # attn_scores rows before k that changed (with the mask on, only in masked columns):
         # outline them in the overview
         scores_col = STEP_NAMES.index("attn_scores")
@@ -595,7 +502,7 @@ class CausalityPanel(Panel):
         # |after − before| on the common prefix, rows = tokens
         cols_are_keys = info.axes[-1] == "key token"
         diff = None
-        if self.before is not None:
+        if self.before is not None and self.before.trace is not None:
             a = self._head_slice(self.before.trace.step(name))[:common]
             b = self._head_slice(step)[:common]
             if cols_are_keys:  # the key axis is a token axis too: compare the common prefix
@@ -659,230 +566,27 @@ class CausalityPanel(Panel):
         col = info.index
         for box in (self.step_box_halo, self.step_box):
             set_points(box, [col, col + 1, col + 1, col, col], [0, 0, common, common, 0])
-        self._draw_bars(report.per_position[name], k,
-                        future_only=name == "attn_scores" and result.trace.causal)
-
-    def _draw_bars(self, values: np.ndarray, k: int, *, future_only: bool) -> None:
-        """One bar per row, log₁₀ max |Δ| in the map's colours; exact zeros as a short teal bar
-        labelled 0. ``future_only``: rows before k changed only in masked columns (outlined)."""
+        values = report.per_position[name]
         self.bar_values = values
-        n = len(values)
-        rows = np.arange(n) + 0.5
-        nonzero = values > 0
-        logs = np.maximum(np.log10(np.where(nonzero, values, 1.0)), LOG_FLOOR)
-        low, high = self._levels
-        outlined = future_only & (np.arange(n) < k)
-        if nonzero.any():
-            self.bar_item.setOpts(x0=np.full(int(nonzero.sum()), low), y=rows[nonzero],
-                                  height=0.72, width=logs[nonzero] - low,
-                                  brushes=[self.diff_view.colour_of(v) for v in values[nonzero]],
-                                  pens=[OUTLINE_PEN if o else pg.mkPen(None)
-                                        for o in outlined[nonzero]])
-        else:  # (pyqtgraph 0.14 fails on empty per-bar pen lists)
-            self.bar_item.setOpts(x0=[], y=[], height=0.72, width=[], brushes=None, pens=None,
-                                  brush=ZERO_COLOUR, pen=pg.mkPen(None))
-        zero_width = 0.04 * (high - low)
-        self.zero_item.setOpts(x0=np.full(int((~nonzero).sum()), low), y=rows[~nonzero],
-                               height=0.72, width=zero_width)
-        # number labels: text items are costly to make, so a pool is reused across redraws
-        count = n if n <= MAX_BAR_LABELS else 0
-        while len(self.bar_labels) < count:
-            label = QuietTextItem(anchor=(0.0, 0.5))
-            self.bars.addItem(label)
-            self.bar_labels.append(label)
-            self._bar_label_state.append(None)
-        while len(self.bar_labels) > count:
-            self.bars.removeItem(self.bar_labels.pop())
-            self._bar_label_state.pop()
-        foreground = pg.getConfigOption("foreground")
-        for i, label in enumerate(self.bar_labels):
-            text, colour = fmt_diff(float(values[i])), foreground if nonzero[i] else GOOD
-            if self._bar_label_state[i] != (text, str(colour)):
-                self._bar_label_state[i] = (text, str(colour))
-                label.setText(text, color=colour)
-            label.setPos(logs[i] if nonzero[i] else low + zero_width, rows[i])
-        span = high - low
-        # ranges and ticks only when they change: each call regenerates the axis picture
-        view = ((low, high + (0.4 * span if n <= MAX_BAR_LABELS else 0)), (0, n))
-        if view != self._bars_view:
-            self._bars_view = view
-            self.bars.setRange(xRange=view[0], yRange=view[1], padding=0)
-        self._bars_decades = (low, high)
-        self._update_bars_ticks()
+        future_only = name == "attn_scores" and result.trace.causal
+        self.bars.draw(values, self._levels, self.diff_view.colour_of,
+                       future_only & (np.arange(len(values)) < k))
 
-    def _update_bars_ticks(self, _view: object = None) -> None:
-        """Decade labels under the bars, every 6th decade or fewer: in a narrow plot "1e-12"
-        and "1e-6" ran into each other."""
-        low, high = self._bars_decades
-        if high <= low:
-            return
-        axis = self.bars.getAxis("bottom")
-        metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
-        room = metrics.horizontalAdvance("1e-12") + 2 * metrics.horizontalAdvance(" ")
-        width = self.bars.getViewBox().width()
-        per_decade = width / (high - low) if width > 0 else room
-        step = 6 * max(1, int(np.ceil(room / (6 * per_decade))))
-        ticks = [(v, "1" if v == 0 else f"1e{int(v)}")
-                 for v in range(int(np.ceil(low / step) * step), int(high) + 1, step)]
-        if ticks != self._bars_ticks:
-            self._bars_ticks = ticks
-            axis.setTicks([ticks, []])
-
-    # ----- words -----
-    def _token(self, tokens: tuple[str, ...], i: int) -> str:
-        return token_html(tokens[i]) if 0 <= i < len(tokens) else "∅"
-
-    def _write_verdict(self, result: Result) -> None:
-        report = result.causality
-        causal = result.trace.causal
-        self.badge.set_claim("EXACT", "E11")
-        self.earlier_max = None
-        if self.state.pinned is result:
-            # just pinned: the comparison on screen was with the previous input, and the pin
-            # seemed to change nothing until the next edit; say what the baseline is now
-            self._set_verdict(QUIET, self.tr("Baseline pinned"))
-            text = self.tr("“%1” (%2 tokens) is the baseline now: edit the text and every "
-                           "input is compared with it until you release the pin.").replace(
-                "%1", _quoted(result.tokens)).replace("%2", str(len(result.tokens)))
-            self.detail.setText(text)
-            self.hint.setText(self._suggestion(causal))
-            self.nothing.setText(_large(text))
-            return
-        if report is None:
-            self._set_verdict(QUIET, self.tr("No comparison yet"))
-            pinned = self.state.pinned
-            pin_blocks = (pinned is not None and pinned is not result
-                          and pinned.trace.causal != causal)
-            if pin_blocks:
-                reason = self.tr("The pinned baseline was computed with the mask %1: release "
-                                 "the pin to compare this layer with itself.").replace(
-                    "%1", self.tr("on") if pinned.trace.causal else self.tr("off"))
-            elif len(self._history) > 1:
-                previous = self._history[-2]
-                if previous.trace.causal != causal:
-                    reason = self.tr("The causal mask was just switched %1: the new layer has "
-                                     "nothing of its own kind to compare with yet.").replace(
-                        "%1", self.tr("on") if causal else self.tr("off"))
-                else:
-                    reason = self.tr("The layer itself changed (config or weights): there is "
-                                     "nothing of the same layer to compare with yet.")
-            else:
-                reason = self.tr("This is the first input: there is nothing to compare it "
-                                 "with yet.")
-            self.detail.setText(reason)
-            self.hint.setText(self._suggestion(causal))
-            if pin_blocks:
-                # every edit stays uncompared until the pin is released: the page says so
-                # (it said "edit the last word", and the reason was folded behind Details)
-                self.nothing.setText(_large(reason))
-            else:
-                self.nothing.setText(self._big_hint(causal))
-            return
-        tokens_after, tokens_before = result.tokens, result.baseline_tokens
-        source = (self.tr("pinned baseline") if self.baseline_kind == "pinned"
-                  else self.tr("previous input"))
-        compared = self.tr("Before: “%1” (%2, %3 tokens).").replace(
-            "%1", _quoted(tokens_before)).replace("%2", source).replace(
-            "%3", str(report.num_tokens_before))
-        k = report.first_changed
-        if not report.changed:
-            self._set_verdict(QUIET, self.tr("Same tokens as the baseline: nothing changed"))
-            self.detail.setText(compared)
-            self.hint.setText(self._suggestion(causal))
-            self.nothing.setText(self._big_hint(causal))
-            return
-        if k < len(tokens_after):
-            k_token = self.tr("token %1 “%2”").replace("%1", str(k)).replace(
-                "%2", self._token(tokens_after, k))
-        else:  # the last token(s) deleted: k is past the end, named as it was before
-            k_token = self.tr("removed token %1 “%2”").replace("%1", str(k)).replace(
-                "%2", self._token(tokens_before, k))
-        earlier = report.max_earlier_diff
-        self.earlier_max = earlier
-        if k == 0:
-            self._set_verdict(QUIET, self.tr("The first token changed: there are no earlier "
-                                             "rows to check"))
-            self.detail.setText(compared)
-            self.hint.setText(self.tr("Edit a later token — e.g. <b>the last word</b> — and "
-                                      "watch the rows before it."))
-            return
-        if causal and report.num_tokens_before != report.num_tokens_after:
-            # PAPER E12: a new shape; the common prefix agrees only up to rounding (with the
-            # mask off the earlier rows read the new tokens: the mask-off verdict below)
-            self.badge.set_claim("EXACT", "E12")
-            what = (self.tr("appended") if report.num_tokens_after > report.num_tokens_before
-                    else self.tr("removed"))
-            if k >= report.common:
-                head = self.tr("%1 → %2 tokens (%3 at the end): the common prefix agrees up to "
-                               "rounding, max |Δ| = %4").replace(
-                    "%1", str(report.num_tokens_before)).replace(
-                    "%2", str(report.num_tokens_after)).replace("%3", what).replace(
-                    "%4", fmt_diff(earlier))
-            else:
-                head = self.tr("%1 → %2 tokens: rows before %3 agree up to rounding, "
-                               "max |Δ| = %4").replace(
-                    "%1", str(report.num_tokens_before)).replace(
-                    "%2", str(report.num_tokens_after)).replace("%3", k_token).replace(
-                    "%4", fmt_diff(earlier))
-            self._set_verdict(INFO, head)
-            self.detail.setText(compared + " " + self.tr(
-                "PAPER E12: allclose (1e-12), <b>not</b> bitwise — a new shape may change how "
-                "the matrix products are blocked.") + (
-                " " + self.tr("(Here it happens to be 0.)") if earlier == 0 else ""))
-            self.hint.setText(self.tr(
-                "For the bitwise test keep the token count: <b>edit the last word</b> instead "
-                "of adding or removing one."))
-            return
-        n_steps = len(report.step_names) - 1  # the report holds embed too: 22 steps after it
-        if causal and report.exact:
-            self._set_verdict(GOOD, self.tr(
-                "Every row before %1 is bitwise identical (max |Δ| = 0)").replace("%1", k_token))
-            scores = self.tr("In the input and all %1 steps.").replace("%1", str(n_steps))
-            if report.scores_changed_count:
-                if report.scores_changed_future_only:
-                    scores = self.tr(
-                        "In the input and all %1 steps, except %n raw score(s) in attn_scores "
-                        "(step 10): all in the future column(s) j ≥ k — exactly what causal_mask "
-                        "(step 11) removes.", "", report.scores_changed_count).replace(
-                        "%1", str(n_steps))
-                else:
-                    scores = self.tr("Unexpected: raw scores outside the future columns changed.")
-            self.detail.setText(scores + " " + compared)
-            self.hint.setText(self.tr(
-                "Next: turn the mask off (View ▸ Causal mask, key M) and edit the last word "
-                "again."))
-        else:
-            # after a change of length, rounding (E12: up to ~1e-12) is not a change
-            floor = 0.0 if report.num_tokens_before == report.num_tokens_after else E12_ATOL
-            changed_steps = [n for n in report.step_names
-                             if report.earlier_max_abs_diff[n] > floor
-                             and (n != "attn_scores" or not causal)]
-            first_step = changed_steps[0] if changed_steps else ""
-            if causal:
-                self._set_verdict(WARN, self.tr(
-                    "Unexpected: earlier rows changed although the mask is on (max |Δ| = %1)")
-                    .replace("%1", fmt_diff(earlier)))
-            else:
-                earlier = max(earlier, report.earlier_max_abs_diff["attn_scores"])
-                self.earlier_max = earlier
-                self._set_verdict(WARN, self.tr(
-                    "Mask off: earlier rows changed (max |Δ| = %1 before %2)")
-                    .replace("%1", fmt_diff(earlier)).replace("%2", k_token))
-            steps_text = self.tr("%1 of %2 steps changed rows before k, from step %3 %4 on: "
-                                 "nothing removes the future key any more.").replace(
-                "%1", str(len(changed_steps))).replace(
-                "%2", str(n_steps)).replace(
-                "%3", str(STEP_NAMES.index(first_step)) if first_step else "–").replace(
-                "%4", first_step)
-            self.detail.setText(steps_text + " " + compared)
-            self.hint.setText(self.tr(
-                "Turn the mask back on (View ▸ Causal mask, key M) and edit again: the earlier "
-                "rows return to exactly 0."))
-
-    def _set_verdict(self, colour: str, text: str) -> None:
-        text = text.replace("max |Δ| = ", "max\u00a0|Δ|\u00a0=\u00a0")  # never wrap inside
-        colour = theme.quiet_css() if colour == QUIET else theme.ink(colour)
+    # ----- words (decided by app.verdict, worded by app.widgets.causality_words) -----
+    def _write_verdict(self, verdict: Verdict, causal: bool) -> None:
+        self.badge.set_claim("EXACT", verdict.claim)
+        self.earlier_max = verdict.earlier_max
+        words = self.words
+        # never a line break inside "max |Δ| ="
+        text = words.render(verdict.title).replace("max |Δ| = ", "max\u00a0|Δ|\u00a0=\u00a0")
+        colour = LEVEL_COLOURS[verdict.level]
+        colour = theme.ink(colour) if colour else theme.quiet_css()
         self.verdict.setText(f"<span style='color:{colour}'>{text}</span>")
+        self.detail.setText(" ".join(words.render(m) for m in verdict.detail))
+        self.hint.setText(words.render(verdict.hint))
+        if verdict.page is not None:
+            self.nothing.setText(self._big_hint(causal) if verdict.page.id == "big_hint"
+                                 else _large(words.render(verdict.page)))
 
     @property
     def verdict_plain(self) -> str:
@@ -890,15 +594,9 @@ class CausalityPanel(Panel):
         return QTextDocumentFragment.fromHtml(self.verdict.text()).toPlainText().replace(
             "\u00a0", " ")
 
-    def _suggestion(self, causal: bool) -> str:
-        if causal:
-            return self.tr("Try it: <b>edit the last word</b> (keep the number of tokens) — "
-                           "every earlier row should stay exactly the same.")
-        return self.tr("The mask is off: <b>edit the last word</b> and see the earlier rows "
-                       "change.")
-
     def _big_hint(self, causal: bool) -> str:
-        return (_large(self._suggestion(causal)) + "<p style="
+        suggestion = self.words.render(Message("suggest_on" if causal else "suggest_off"))
+        return (_large(suggestion) + "<p style="
                 f"'color:{theme.quiet_css()}'>" + self.tr(
                     "Pin baseline keeps comparing with the input on screen now, so you can make "
                     "several edits in a row.") + "</p>")

@@ -1,6 +1,6 @@
 """Continuous view: the residual stream u(t) as depth time t runs from the input to the output.
 
-A pre-norm Qwen3 layer is two explicit Euler sub-steps (DESIGN.md, PAPER E13/E14):
+A pre-norm Qwen3 layer is two explicit Euler sub-steps (docs/continuous.md, E13/E14):
 ``u(½) = x + A(x)`` and ``u(1) = u(½) + M(u(½))``. The slider's in-between states are the exact
 partial steps ``x + s·A`` and ``h + s·M`` from ``result.depth.at(t)`` — real states of the layer
 with that sub-step scaled by s, not a blend of pictures. Moving t never recomputes the layer: a
@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from pyqtgraph import debug
 from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QHideEvent, QPainter, QPen
+from PySide6.QtGui import QFont, QHideEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QButtonGroup,
@@ -45,19 +44,11 @@ from app.engine_text import exception_text
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.animated_heatmap import AnimatedHeatmapView
-from app.widgets.arrangement import side_by_side
+from app.widgets.arrangement import Hysteresis, side_by_side
 from app.widgets.claim_badge import ClaimBadge
-from app.widgets.depth_slider import RESOLUTION, DepthSlider
-from app.widgets.plotting import (
-    BundleCurve,
-    QuietTextItem,
-    RasterCachedCurve,
-    fast_axes,
-    fit_axis_title,
-    left_bottom_only,
-    log_points,
-    shows_points,
-)
+from app.widgets.convergence_plot import ConvergencePlot
+from app.widgets.depth_slider import RESOLUTION, DepthSlider, play_step
+from app.widgets.norm_curves import NormCurvesPlot
 from app.widgets.relayout import move_to_box
 from engine.continuous import Convergence
 
@@ -72,60 +63,7 @@ FRAME_MS = 15
 #: beside u(t), with a switch between them (COMPACT_LEAVE: the way back, a little higher)
 MIN_PLOT_LINES = 7.0
 COMPACT_LEAVE_LINES = 7.5
-#: Up to this many tokens each norm curve gets its own colour; beyond, one grey item draws all.
-MAX_COLOURED_CURVES = 16
-
-ATTENTION_BRUSH = QColor(70, 130, 220, 28)
-MLP_BRUSH = QColor(230, 140, 40, 28)
-T_PEN = pg.mkPen(QColor(200, 30, 30), width=2)
-EULER_COLOUR = QColor(31, 119, 180)
-#: The sub-step counts the convergence plot labels (every other one when narrow).
-CONV_TICK_NS = (1, 2, 4, 8, 16, 32, 64)
-#: Where the convergence plot's label of the real layer (n = 1) starts (log10 n).
-LAYER_TEXT_X = 0.06
-SECOND_COLOUR = QColor(214, 110, 20)
-
-
-class OpaqueCurve(RasterCachedCurve):
-    """A curve whose translucent pen is stroked as its colour pre-blended over the plot's
-    background: Qt's raster engine strokes an antialiased translucent pen ~2-10× slower than an
-    opaque one, and on the plain (or faintly tinted) plot the colour looks the same. Where two
-    curves cross, the upper one hides the lower instead of letting a fifth of it through.
-    The item's pen stays the translucent one (its colour is the curve's colour); the blend
-    follows the view's background (the theme) at paint time."""
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        self._blend_key: tuple | None = None
-        self._opaque_pen: QPen | None = None
-        super().__init__(*args, **kwargs)
-
-    def stroke_pen(self) -> QPen:
-        """The pen the curve is stroked with: the item's pen, opaque, blended over the
-        background of the view it is in."""
-        pen = self.opts["pen"]
-        colour = pen.color()
-        scene = self.scene()
-        views = scene.views() if scene is not None else []
-        if colour.alpha() == 255 or not views:
-            return pen
-        background = views[0].backgroundBrush().color()
-        key = (colour.rgba(), pen.widthF(), pen.style(), background.rgba())
-        if key != self._blend_key:
-            self._blend_key = key
-            opaque = QPen(pen)
-            opaque.setColor(theme.blend(background, QColor(colour.rgb()), colour.alphaF()))
-            self._opaque_pen = opaque
-            self._version += 1  # a new background (theme): the cached raster is stale
-        return self._opaque_pen
-
-    @debug.warnOnException  # an exception escaping a paint() takes Qt down
-    def paint(self, p: QPainter, opt: object, widget: object) -> None:
-        pen = self.opts["pen"]
-        self.opts["pen"] = self.stroke_pen()
-        try:
-            super().paint(p, opt, widget)
-        finally:
-            self.opts["pen"] = pen
+COMPACT = Hysteresis(MIN_PLOT_LINES, COMPACT_LEAVE_LINES)
 
 
 def fmt_t(t: float) -> str:
@@ -134,6 +72,11 @@ def fmt_t(t: float) -> str:
 
 
 class DepthTimePanel(Panel):
+    @property
+    def curves(self) -> list[pg.PlotCurveItem]:
+        """The norm curves' items (one per token, or the one bundle of a long input)."""
+        return self.norm_plot.curves
+
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
         body = QWidget()
@@ -181,15 +124,20 @@ class DepthTimePanel(Panel):
         left_layout.addWidget(self.readout)
 
         # ----- norm curves along t -----
-        self.norm_plot = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)
-        left_bottom_only(self.norm_plot)
+        self.norm_plot = NormCurvesPlot()
         self.norm_plot.setObjectName("depthNormPlot")
-        self._setup_norm_plot()
+        # (its items, as tests and the animation reach them)
+        plot = self.norm_plot
+        self.t_line, self.query_curve = plot.t_line, plot.query_curve
+        self.query_dot = plot.query_dot
+        self.attn_text, self.mlp_text = plot.attn_text, plot.mlp_text
 
         # ----- convergence to the flow -----
-        self.conv_plot = pg.PlotWidget(axisItems=fast_axes(), enableMenu=False)  # grid lines
-        left_bottom_only(self.conv_plot)
+        self.conv_plot = ConvergencePlot()
         self.conv_plot.setObjectName("depthConvPlot")
+        conv = self.conv_plot  # (its items, as tests reach them)
+        self.conv_euler, self.conv_second = conv.conv_euler, conv.conv_second
+        self.layer_marker, self.layer_text = conv.layer_marker, conv.layer_text
         self.conv_waiting = QLabel()
         self.conv_waiting.setObjectName("depthConvWaiting")
         self.conv_waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -203,7 +151,6 @@ class DepthTimePanel(Panel):
         self.conv_caption.setObjectName("depthConvCaption")
         self.conv_caption.setTextFormat(Qt.TextFormat.RichText)
         self.conv_caption.setWordWrap(True)
-        self._setup_conv_plot()
         conv_box = QWidget()
         conv_layout = QVBoxLayout(conv_box)
         conv_layout.setContentsMargins(0, 0, 0, 0)
@@ -313,12 +260,9 @@ class DepthTimePanel(Panel):
         self._shown_t: float | None = None
         self._shown_conv: Convergence | None = None
         self._conv_state: tuple | None = None  # what the waiting picture shows (see below)
-        self._legend_names: tuple[str, str] = ("", "")
         self._frame_dirty = False
         #: what the norm plot shows, so an edit that leaves a curve (or the range, the title)
         #: as it was touches nothing: a changed item repaints the whole plot
-        self._y_top: float | None = None
-        self._y_max: float | None = None  # the top of ‖u(t)‖'s y range (_fit_norm_range)
         self._title = ""
         self._query_shown: tuple[int, int] | None = None  # (id of the norms array, query)
 
@@ -420,8 +364,7 @@ class DepthTimePanel(Panel):
         line = self.fontMetrics().height()
         side = side_by_side(width, max(height, 1), 3, line, self.side_by_side)
         # stacked, each small plot gets half the height
-        lines = COMPACT_LEAVE_LINES if self.compact else MIN_PLOT_LINES
-        compact = not side and height < 2 * lines * line
+        compact = not side and COMPACT.compact(height / (2 * line), self.compact)
         mode = "side" if side else "compact" if compact else "stacked"
         if mode == ("side" if self.side_by_side else "compact" if self.compact else "stacked"):
             return
@@ -472,98 +415,6 @@ class DepthTimePanel(Panel):
                 widget.setVisible(shown)
 
     # ----- building the plots -----
-    def _setup_norm_plot(self) -> None:
-        plot = self.norm_plot
-        plot.hideButtons()
-        plot.setMouseEnabled(x=False, y=False)
-        plot.setXRange(0.0, 1.0, padding=0.02)
-        plot.getAxis("bottom").setTicks([[(0.0, "0"), (0.5, "½"), (1.0, "1")],
-                                         [(x / 10, "") for x in range(11)]])
-        self.attn_region = pg.LinearRegionItem((0.0, 0.5), brush=ATTENTION_BRUSH, movable=False,
-                                               pen=pg.mkPen(None))
-        self.mlp_region = pg.LinearRegionItem((0.5, 1.0), brush=MLP_BRUSH, movable=False,
-                                              pen=pg.mkPen(None))
-        for region in (self.attn_region, self.mlp_region):
-            region.setZValue(-10)
-            plot.addItem(region)
-        # mid tones: readable on the light and the dark theme
-        self.attn_text = QuietTextItem(anchor=(0.5, 0.0), color=(70, 130, 220))
-        self.mlp_text = QuietTextItem(anchor=(0.5, 0.0), color=(215, 120, 30))
-        plot.addItem(self.attn_text, ignoreBounds=True)
-        plot.addItem(self.mlp_text, ignoreBounds=True)
-        # the band for them depends on the plot's height in pixels
-        plot.getViewBox().sigResized.connect(self._fit_norm_range)
-        self.half_line = pg.InfiniteLine(0.5, pen=pg.mkPen((120, 120, 120),
-                                                          style=Qt.PenStyle.DashLine))
-        plot.addItem(self.half_line)
-        self.t_line = pg.InfiniteLine(1.0, movable=True, pen=T_PEN, bounds=(0.0, 1.0),
-                                      hoverPen=pg.mkPen(QColor(240, 60, 60), width=4))
-        self.t_line.setZValue(20)
-        plot.addItem(self.t_line)
-        self.curves: list[pg.PlotCurveItem] = []
-        #: draws every token's curve of a long input, keeping the unchanged ones as a raster
-        self._bundle: BundleCurve | None = None
-        self._one_curve = False  # the curves item draws every token (long inputs)
-        # cached rasters: the t line sweeps over the curves on every animation frame
-        self.query_curve = RasterCachedCurve(pen=pg.mkPen((20, 20, 20), width=3))
-        self.query_curve.setZValue(10)
-        plot.addItem(self.query_curve)
-        self.query_dot = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(200, 30, 30),
-                                            pen=pg.mkPen("w"))
-        self.query_dot.setZValue(21)
-        plot.addItem(self.query_dot)
-
-    def _setup_conv_plot(self) -> None:
-        plot = self.conv_plot
-        #: the x-axis title, longest first: the longest that fits is shown (retranslate)
-        self._conv_titles: tuple[str, ...] = ("n",)
-        plot.hideButtons()
-        plot.setMouseEnabled(x=False, y=False)
-        plot.setLogMode(x=True, y=True)
-        plot.showGrid(x=True, y=True, alpha=0.25)
-        # bottom left: the curves fall from n = 1 (top left), so the corner below them is
-        # free as long as the entries stay short (one word each: ~n = 1…2 wide)
-        self.legend = plot.addLegend(offset=(4, -4), labelTextSize="8pt", verSpacing=-6)
-        self.conv_euler = pg.PlotDataItem(pen=pg.mkPen(EULER_COLOUR, width=2), symbol="o",
-                                          symbolSize=6, symbolBrush=EULER_COLOUR,
-                                          symbolPen=pg.mkPen("w"))
-        self.conv_second = pg.PlotDataItem(pen=pg.mkPen(SECOND_COLOUR, width=2), symbol="s",
-                                           symbolSize=6, symbolBrush=SECOND_COLOUR,
-                                           symbolPen=pg.mkPen("w"))
-        plot.addItem(self.conv_euler)
-        plot.addItem(self.conv_second)
-        self.layer_marker = pg.ScatterPlotItem(size=13, symbol="o", brush=pg.mkBrush(None),
-                                               pen=pg.mkPen(QColor(200, 30, 30), width=2))
-        plot.addItem(self.layer_marker)
-        self.layer_text = QuietTextItem(anchor=(0.0, 1.0), color=(200, 30, 30))
-        plot.addItem(self.layer_text, ignoreBounds=True)
-        self._conv_ticks_every = 0  # 1: every doubling labelled, 2: every other (see below)
-        plot.getViewBox().sigTransformChanged.connect(lambda *_args: self._fit_conv_ticks())
-        self._fit_conv_ticks()
-
-    def _fit_conv_ticks(self) -> None:
-        """Label every doubling n = 1, 2, 4 … 64 while the labels stand apart; in a narrow
-        plot (1280 x 720) "16" and "32" ran together as "1632": then every other one, 2, 8,
-        32 (the axis drops a label that would stick out at its ends, as 1 and 64 there)."""
-        box = self.conv_plot.getViewBox()
-        (x0, x1), width = box.viewRange()[0], box.sceneBoundingRect().width()
-        doubling = width / max(x1 - x0, 1e-9) * np.log10(2.0)  # px between n and 2n
-        axis = self.conv_plot.getAxis("bottom")
-        label = QFontMetrics(axis.style.get("tickFont") or axis.font()).horizontalAdvance("64")
-        every = 1 if doubling >= 2 * label else 2
-        if every != self._conv_ticks_every:
-            self._conv_ticks_every = every
-            self.conv_plot.getAxis("bottom").setTicks(
-                [[(np.log10(n), str(n)) for n in CONV_TICK_NS[every - 1::every]], []])
-        # the label beside n = 1 in full while it fits before the plot's right edge, else
-        # only "n = 1" ("the real layer (n" was cut off; the caption below says the rest)
-        full = self.tr("the real layer (n = 1)")
-        room = width * (x1 - LAYER_TEXT_X) / max(x1 - x0, 1e-9)
-        fits = QFontMetrics(self.layer_text.textItem.font()).horizontalAdvance(full) < room
-        text = full if fits else "n = 1"
-        if self.layer_text.textItem.toPlainText() != text:
-            self.layer_text.setText(text)
-        fit_axis_title(self.conv_plot, "bottom", self._conv_titles)
 
     # ----- strings -----
     def retranslate(self) -> None:
@@ -571,11 +422,11 @@ class DepthTimePanel(Panel):
                                    "<span style='color:%1'>(continuous view)</span>")
                            .replace("%1", theme.quiet_css()))
         self.badge.setToolTip(self.tr(
-            "PAPER E14 (exact, tested): inside an explicit sub-step "
+            "E14 (exact, tested): inside an explicit sub-step "
             "(1 − s)·x + s·(x + F(x)) = x + s·F(x), so every in-between state is a true Euler "
             "step of size s."))
         self.conv_badge.setToolTip(self.tr(
-            "PAPER E13 (exact, tested): sub-stepping the layer n times with Δt = 1/n converges to "
+            "E13 (exact, tested): sub-stepping the layer n times with Δt = 1/n converges to "
             "its flow at first order; a second-order scheme at second order."))
         self.play_button.setToolTip(self.tr("Play or pause: t runs from 0 to 1 and loops"))
         self.speed_label.setText(self.tr("speed"))
@@ -604,9 +455,11 @@ class DepthTimePanel(Panel):
         self.show_conv_button.setText(self.tr("convergence"))
         self.show_conv_button.setToolTip(self.tr("Show the layer sub-stepped n times "
                                                  "converging to its flow"))
-        self._conv_titles = (self.tr("sub-steps n (Δt = 1/n)"), self.tr("sub-steps n"), "n")
+        self.conv_plot.titles = (self.tr("sub-steps n (Δt = 1/n)"), self.tr("sub-steps n"),
+                                 "n")
+        self.conv_plot.layer_label = self.tr("the real layer (n = 1)")
         self.conv_plot.setLabel("left", self.tr("distance to flow"))
-        self._fit_conv_ticks()  # the label beside n = 1, in this language
+        self.conv_plot.fit_ticks()  # the label beside n = 1, in this language
         self._update_play_text()
         self._arrange_controls()  # the marks' words have their own widths in each language
         self._show_convergence(force=True)
@@ -667,92 +520,19 @@ class DepthTimePanel(Panel):
         # computed by the worker with the result (65 or 17 evaluations of u(t))
         self._norm_times, self._norms = result.norm_curves or depth.norm_curves(
             norm_curve_points(depth))
-        self._draw_norm_curves(result)
+        self.norm_plot.draw(self._norm_times, self._norms)
+        self._draw_query_curve()
         self._shown_t = None
         self._apply_t(force=True)
         self._show_convergence()
-
-    def _curve_items(self, count: int) -> list[pg.PlotCurveItem]:
-        """``count`` curve items on the plot, reused across results (creating items is what
-        costs; an edit that keeps the token count creates none)."""
-        if self.curves and self.curves[0] is self._bundle:
-            self.curves = []
-            self._bundle.setData([], [])  # (kept for the next long input)
-        while len(self.curves) < count:
-            curve = OpaqueCurve()
-            self.norm_plot.addItem(curve)
-            self.curves.append(curve)
-        while len(self.curves) > count:
-            self.norm_plot.removeItem(self.curves.pop())
-        return self.curves
-
-    def _draw_norm_curves(self, result: Result) -> None:
-        times, norms = self._norm_times, self._norms
-        n_tokens = norms.shape[1]
-        if n_tokens <= MAX_COLOURED_CURVES:
-            recolour = len(self.curves) != n_tokens or self._one_curve
-            for i, curve in enumerate(self._curve_items(n_tokens)):
-                if recolour:
-                    curve.setPen(pg.mkPen(pg.intColor(i, hues=max(n_tokens, 6), sat=160,
-                                                      alpha=200), width=1.5))
-                # an edit of token k leaves the curves of tokens before k as they were
-                if recolour or not shows_points(curve, times, norms[:, i]):
-                    # connect="all": the item may have drawn every token (with gaps) before
-                    curve.setData(times, norms[:, i], connect="all")
-            self._one_curve = False
-        else:  # one item for all: NaN-free, the pen lifted between tokens
-            xs = np.tile(times, n_tokens)
-            ys = norms.T.reshape(-1)
-            if self.curves and self.curves[0] is not self._bundle:
-                for item in self.curves:  # the per-token items of a short input
-                    self.norm_plot.removeItem(item)
-                self.curves = []
-            if self._bundle is None:
-                self._bundle = BundleCurve()
-                self.norm_plot.addItem(self._bundle)
-            curve = self._bundle
-            self.curves = [curve]
-            if not self._one_curve:
-                curve.setPen(pg.mkPen(QColor(110, 130, 160, 90), width=1))
-            if not self._one_curve or not shows_points(curve, xs, ys):
-                connect = np.ones(xs.size, dtype=bool)
-                connect[len(times) - 1::len(times)] = False
-                curve.setData(xs, ys, connect=connect)
-            self._one_curve = True
-        top = float(norms.max()) if norms.size else 1.0
-        if top != self._y_top:
-            self._y_top = top
-            self._fit_norm_range()
-        self._draw_query_curve()
-
-    def _fit_norm_range(self, *_args: object) -> None:
-        """The y range of ‖u(t)‖: the curves, and above them a band as tall as the
-        "attention" / "MLP" labels, so no curve runs through them in a short plot (a fixed 15 %
-        headroom let the top curve cross "MLP" at 100 px, read as "MI P")."""
-        top = self._y_top
-        if top is None:
-            return
-        view_px = self.norm_plot.getViewBox().height()
-        label_px = self.mlp_text.boundingRect().height()
-        share = min(label_px / view_px, 0.5) if view_px > 0 else 0.0  # of the range, labels
-        y_max = top * 1.04 / (1.0 - share) if top > 0 else 1.0
-        if self._y_max != y_max:
-            self._y_max = y_max
-            self.norm_plot.setYRange(0.0, y_max, padding=0.0)
-            self.attn_text.setPos(0.25, y_max)
-            self.mlp_text.setPos(0.75, y_max)
 
     def _draw_query_curve(self) -> None:
         if self._norms is None or self._result is None:
             return
         q = min(self.state.query, self._norms.shape[1] - 1)
-        if not shows_points(self.query_curve, self._norm_times, self._norms[:, q]):
-            self.query_curve.setData(self._norm_times, self._norms[:, q])
+        self.norm_plot.draw_query(self._norm_times, self._norms[:, q])
         # (the plot's title is HTML)
         token = token_html(self._result.tokens[q]) if q < len(self._result.tokens) else ""
-        colour = pg.mkColor(pg.getConfigOption("foreground"))
-        if self.query_curve.opts["pen"].color() != colour:  # the theme's foreground
-            self.query_curve.setPen(pg.mkPen(colour, width=3))
         title = self.tr("bold: token %1 “%2”").replace("%1", str(q)).replace("%2", token)
         if title != self._title:  # a new title re-lays out the plot
             self._title = title
@@ -835,15 +615,8 @@ class DepthTimePanel(Panel):
         t = ½ (or reaching 1) shows that state exactly for one frame.
         """
         sweep = float(self.speed_box.currentData() or 4.0)
-        previous = self.state.depth_t
-        if previous != self._played_t:  # moved by hand (slider, line, marks) while playing
-            self._play_pos = previous
-        if previous >= 1.0:
-            self._play_pos = 0.0  # the loop: after showing u(1), start again at u(0)
-        else:
-            self._play_pos = min(self._play_pos + seconds / sweep, 1.0)
-            if previous < 0.5 < self._play_pos:
-                self._play_pos = 0.5
+        self._play_pos = play_step(self.state.depth_t, self._play_pos, self._played_t,
+                                   seconds / sweep)
         self._played_t = round(self._play_pos * RESOLUTION) / RESOLUTION
         self.state.set_depth_t(self._played_t)
 
@@ -856,19 +629,6 @@ class DepthTimePanel(Panel):
         super().hideEvent(event)
 
     # ----- convergence -----
-    def _conv_items(self) -> tuple[pg.GraphicsObject, ...]:
-        return self.conv_euler, self.conv_second, self.layer_marker, self.layer_text
-
-    def _conv_items_have_data(self) -> bool:
-        return self.conv_euler.xData is not None and len(self.conv_euler.xData) > 0
-
-    def _set_legend(self, euler: str, second: str) -> None:
-        """Legend entries, rebuilt only when their words change."""
-        if self._legend_names != (euler, second):
-            self._legend_names = (euler, second)
-            self.legend.clear()
-            self.legend.addItem(self.conv_euler, euler)
-            self.legend.addItem(self.conv_second, second)
 
     def skipped_text(self, result: Result) -> str:
         """Why the convergence plot stays empty: the sweep's work budget (see app.compute)."""
@@ -895,23 +655,21 @@ class DepthTimePanel(Panel):
         computing = conv is None and result is not None and not skipped and failed is None
         # a result and then its "no sweep yet" each ask for the same waiting picture: once
         shown = (None if conv is not None else
-                 (computing, self._conv_items_have_data(), result is None, skipped, failed))
+                 (computing, self.conv_plot.has_data(), result is None, skipped, failed))
         if shown is not None and shown == self._conv_state and not force:
             return
         self._conv_state = shown
-        if computing and self._conv_items_have_data():
+        if computing and self.conv_plot.has_data():
             # typing: keep the last sweep, dimmed, until the new one arrives (no flicker)
-            for item in self._conv_items():
+            for item in self.conv_plot.items():
                 item.setOpacity(0.3)
             self.conv_caption.setText(self.tr("computing… (the sweep of the previous input is "
                                               "shown dimmed)"))
             return
-        for item in self._conv_items():
+        for item in self.conv_plot.items():
             item.setOpacity(1.0)
         if conv is None:
-            self.conv_euler.setData([], [])
-            self.conv_second.setData([], [])
-            self.layer_marker.setData([], [])
+            self.conv_plot.clear_data()
             if skipped:
                 self.conv_waiting.setText(self.skipped_text(result))
             elif failed is not None and result is not None:
@@ -927,27 +685,16 @@ class DepthTimePanel(Panel):
                 "Sub-stepping the layer n times with Δt = 1/n converges to the flow "
                 "u′ = A(u) + M(u). The real layer is n = 1."))
             return
-        ns = np.asarray(conv.ns, dtype=np.float64)
         scheme = conv.second_order_scheme.capitalize()
-        self.conv_euler.setData(*log_points(ns, conv.errors_euler))
-        self.conv_second.setData(*log_points(ns, conv.errors_second_order))
-        self._set_legend(self.tr("Euler"), scheme)  # short: the caption says what it is
-        e1 = float(conv.errors_euler[0])
-        errors = np.concatenate([conv.errors_euler, conv.errors_second_order])
-        errors = errors[errors > 0]
-        if errors.size:  # headroom above n = 1 for its label; log10 view coordinates
-            top, bottom = np.log10(errors.max()), np.log10(errors.min())
-            self.conv_plot.setYRange(bottom - 0.15, top + 0.25 * max(top - bottom, 1.0),
-                                     padding=0)
-            self.conv_plot.setXRange(-0.05, np.log10(ns[-1]) + 0.08, padding=0)
-        y1 = np.log10(e1) if e1 > 0 else 0.0
-        self.layer_marker.setData([0.0], [y1])
-        self.layer_text.setPos(LAYER_TEXT_X, y1)
+        e1 = self.conv_plot.show_sweep(conv)
+        self.conv_plot.set_legend(self.tr("Euler"), scheme)  # short: the caption says the rest
         self.conv_stack.setCurrentWidget(self.conv_plot)
         order1 = float(conv.orders_euler[-1]) if len(conv.ns) > 1 else float("nan")
         order2 = float(conv.orders_second_order[-1]) if len(conv.ns) > 1 else float("nan")
+        last = conv.ns[-2:] if len(conv.ns) > 1 else conv.ns * 2  # (not a least-squares fit)
         self.conv_caption.setText(self.tr(
-            "Slope ≈ <b>%1</b> for Euler (error halves as n doubles), ≈ <b>%3</b> for %2. "
-            "The real layer is <b>n = 1</b>, %4 from its own flow.").replace(
-            "%1", f"{order1:.2f}").replace("%2", scheme).replace("%3", f"{order2:.2f}").replace(
-            "%4", f"{e1:.3g}"))
+            "Order from n = %5 to %6 (log₂ of the error ratio): <b>%1</b> for Euler (the error "
+            "halves as n doubles), <b>%3</b> for %2. The real layer is <b>n = 1</b>, %4 from "
+            "its own flow.").replace("%1", f"{order1:.2f}").replace("%2", scheme).replace(
+            "%3", f"{order2:.2f}").replace("%4", f"{e1:.3g}").replace(
+            "%5", str(last[0])).replace("%6", str(last[1])))

@@ -1,9 +1,9 @@
 """Lens: the articles' physics analogies, each with why it is only an analogy and the exact
-statement that replaces it (PAPER.md "Only analogies").
+statement that replaces it (docs/continuous.md, "Only analogies").
 
 A rich-text page in the app's language. Every analogy carries an ANALOGY badge; every
-replacement names its PAPER.md id and links to the panel that shows it (a click raises that
-dock). A short second list names the readings that sound like analogies but are exact.
+replacement names its id in docs/continuous.md and links to the panel that shows it (a click
+raises that dock). A short second list names the readings that sound like analogies but are exact.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 from app import theme
 from app.compute import Result
 from app.docks import DOCKS
-from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
+from app.panels.lens_base import LensHeader, LensPanel, badge_tip, pick
 from app.widgets.claim_badge import BADGE_COLOURS
 
 
@@ -29,7 +29,7 @@ class Analogy:
     why_zh: str
     exact: str
     exact_zh: str
-    #: (PAPER.md id, dock object name or "" when only an engine test shows it)
+    #: (docs/continuous.md id, dock object name or "" when only an engine test shows it)
     where: tuple[tuple[str, str], ...]
 
 

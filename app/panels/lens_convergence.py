@@ -1,4 +1,4 @@
-"""Lens: sub-stepping the Qwen3 layer converges to its flow (PAPER.md E13).
+"""Lens: sub-stepping the Qwen3 layer converges to its flow (docs/continuous.md E13).
 
 The worker runs, after each result, the layer with Δt = 1/n for n = 1, 2, 4, … 64 (explicit
 Euler: exactly what n stacked ReZero layers with α = 1/n compute) and a second-order scheme,
@@ -25,7 +25,7 @@ from app.compute import (
     convergence_skipped,
 )
 from app.engine_text import exception_text
-from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
+from app.panels.lens_base import LensHeader, LensPanel, badge_tip, pick
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.plotting import fast_axes, fit_axis_title, left_bottom_only, log_points
@@ -276,7 +276,7 @@ class ConvergencePanel(LensPanel):
         ratio1 = float(conv.ratios_euler[-1])
         ratio2 = float(conv.ratios_second_order[-1])
         self.readout.setText(
-            self.tr("fitted slope over n ≥ %1: Euler <b>%2</b> (expect 1), %3 <b>%4</b> "
+            self.tr("least-squares order over n ≥ %1: Euler <b>%2</b> (expect 1), %3 <b>%4</b> "
                     "(expect 2) · last ratio when n doubles: %5 and %6 · reference flow: RK4 "
                     "with %7 steps, own error ≈ %8 (dotted line)")
             .replace("%1", str(n_min)).replace("%2", f"{self.slope_euler:.3f}")

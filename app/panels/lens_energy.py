@@ -1,4 +1,4 @@
-"""Lens: the "energy" mean(u²) through N random layers (PAPER.md E20, E21; E15 at α = 0).
+"""Lens: the "energy" mean(u²) through N random layers (docs/continuous.md E20, E21; E15 at α = 0).
 
 The same seeded random layers run three ways — post-norm (2017), pre-norm (Qwen3) and no
 norm — on the sentence's own embedding. Post-norm sits on the line σ₁² + σ₂² exactly after
@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from app import theme
 from app.compute import Result
-from app.panels.lens_temperature import LensHeader, LensPanel, LogSlider, badge_tip, pick
+from app.panels.lens_base import LensHeader, LensPanel, LogSlider, badge_tip, pick
 from app.scheduler import LatestWinsWorker
 from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only, plain_numbers
 from engine.lenses import MAX_LAYERS, VARIANTS, EnergySweep, energy_sweep

@@ -1,4 +1,4 @@
-"""Lens: normalisation as projection, drawn in d = 3 (PAPER.md E5–E8, E10).
+"""Lens: normalisation as projection, drawn in d = 3 (docs/continuous.md E5–E8, E10).
 
 In R³ the LayerNorm set S(σ₁, σ₂) = {mean σ₁, variance σ₂²} is a circle: centre σ₁·(1, 1, 1),
 radius √3·σ₂, in the plane orthogonal to (1, 1, 1). RMSNorm (γ = 1) lands on the sphere
@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from app import theme
 from app.compute import Result
-from app.panels.lens_temperature import LensHeader, LensPanel, badge_tip, pick
+from app.panels.lens_base import LensHeader, LensPanel, badge_tip, pick
 from engine import ops
 from engine.norms import (
     compare_norms,

@@ -1,5 +1,5 @@
 """Lens: the 2017 post-norm encoder block is one Lie splitting step of six sub-steps
-(PAPER.md E1–E4).
+(docs/continuous.md E1–E4).
 
 The sentence's embedding u₀ goes through the six sub-steps (explicit Euler, projection,
 Euler + ReLU projection, Euler, relaxation, projection) of a seeded random scheme, and through
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from app import palettes, theme
 from app.compute import Result
-from app.panels.lens_temperature import LensHeader, LensPanel, LogSlider, badge_tip, pick
+from app.panels.lens_base import LensHeader, LensPanel, LogSlider, badge_tip, pick
 from app.state import AppState
 from app.widgets.heatmap import display_array
 from app.widgets.plotting import plain_numbers
@@ -43,7 +43,7 @@ EPS_DECADE_STEPS = 20
 EPS_LOG_LO = -10
 EPS_POSITIONS = 9 * EPS_DECADE_STEPS + 1
 OMEGA_STEPS = 100  # ω in [0, 0.95] by 0.01
-#: A gap at or below this is rounding (PAPER.md's tolerance for E1, E2, E4).
+#: A gap at or below this is rounding (the tolerance of E1, E2, E4 in docs/continuous.md).
 ROUNDING = 1e-13
 
 KIND_COLOURS = {

@@ -1,4 +1,4 @@
-"""Lens: softmax is a Boltzmann distribution at temperature τ (PAPER.md E16–E18).
+"""Lens: softmax is a Boltzmann distribution at temperature τ (docs/continuous.md E16–E18).
 
 A log-scale τ slider (a multiple of √d) recomputes the selected head's attention from the
 layer's own q and k (after q/k-norm and RoPE; GQA: query head h reads kv head h // G):
@@ -6,9 +6,6 @@ the probability heatmap, each row's entropy beside its causal bound log(i + 1), 
 the selected query row against τ, and the measured slope of log p against the logit, which is
 1/τ. At τ = 1 (the 1/√d dropped) a note says the attention is sharper but not one-hot; the
 "Bose–Einstein condensate" reading is marked as an analogy.
-
-Also holds the small pieces the other lens panels share: :class:`LogSlider`,
-:class:`LensHeader` and :func:`pick` (the explanation in the app's language).
 """
 
 from __future__ import annotations
@@ -17,13 +14,12 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QColor, QShowEvent
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSlider,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -31,142 +27,13 @@ from PySide6.QtWidgets import (
 
 from app import palettes, theme
 from app.compute import Result
-from app.panels.base import Panel
+from app.panels.lens_base import LensHeader, LensPanel, LogSlider, badge_tip, pick
 from app.state import AppState
 from app.widgets.arrangement import side_by_side
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.heatmap import HeatmapView
 from app.widgets.plotting import fast_axes, left_bottom_only, plain_numbers
 from engine.lenses import entropy_curve, random_qk, temperature_lens
-
-# --------------------------------------------------------------------------------------------
-# shared by the lens panels
-
-
-def pick(state: AppState, en: str, zh: str) -> str:
-    """The explanation in the app's current language (``state.language``)."""
-    return zh if state.language == "zh" else en
-
-
-class LogSlider(QSlider):
-    """A horizontal slider over ``[lo, hi]`` on a log scale.
-
-    ``value_changed(x)`` fires when the person moves it. :meth:`set_value` puts an exact value
-    (a preset such as τ = 1) without rounding it to a slider position and without emitting.
-    """
-
-    value_changed = Signal(float)
-
-    def __init__(self, lo: float, hi: float, value: float, *, steps: int = 1000,
-                 parent: QWidget | None = None) -> None:
-        super().__init__(Qt.Orientation.Horizontal, parent)
-        self._log_lo, self._log_hi = math.log10(lo), math.log10(hi)
-        self.setRange(0, steps)
-        self.setSingleStep(1)
-        self.setPageStep(max(1, steps // 20))
-        self._value = float(value)
-        self.set_value(value)
-        self.valueChanged.connect(self._on_position)
-
-    @property
-    def value_float(self) -> float:
-        return self._value
-
-    def position_of(self, value: float) -> int:
-        frac = (math.log10(value) - self._log_lo) / (self._log_hi - self._log_lo)
-        return round(min(max(frac, 0.0), 1.0) * self.maximum())
-
-    def value_at(self, position: int) -> float:
-        return 10.0 ** (self._log_lo + (self._log_hi - self._log_lo) * position / self.maximum())
-
-    def set_value(self, value: float) -> None:
-        self._value = float(value)
-        self.blockSignals(True)
-        self.setValue(self.position_of(value))
-        self.blockSignals(False)
-
-    def _on_position(self, position: int) -> None:
-        self._value = self.value_at(position)
-        self.value_changed.emit(self._value)
-
-
-class LensHeader(QWidget):
-    """A lens's title, its claim badges (EXACT / ANALOGY with the PAPER.md id) and the
-    statement it shows, in the app's language."""
-
-    def __init__(self, badges: list[tuple[str, str]], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.title = QLabel()
-        self.title.setObjectName("lensTitle")
-        self.title.setStyleSheet("font-weight: bold; font-size: 11pt;")
-        self.badges = [ClaimBadge(kind, paper_id) for kind, paper_id in badges]
-        self.statement = QLabel()
-        self.statement.setObjectName("lensStatement")
-        self.statement.setWordWrap(True)
-        self.statement.setTextFormat(Qt.TextFormat.RichText)
-        top = QHBoxLayout()
-        top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(self.title)
-        for badge in self.badges:
-            top.addWidget(badge)
-        top.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addLayout(top)
-        layout.addWidget(self.statement)
-
-    def set_texts(self, title: str, statement: str, badge_tips: list[str]) -> None:
-        self.title.setText(title)
-        self.statement.setText(statement)
-        for badge, tip in zip(self.badges, badge_tips, strict=True):
-            badge.setToolTip(tip)
-
-
-class LensPanel(Panel):
-    """A lens panel builds its widgets on first show, not at start-up.
-
-    Lens docks open hidden (tabbed behind Depth time) and hold a dozen plots between them;
-    building them only when a person opens one keeps the window's first paint fast.
-    Subclasses subscribe to the state in ``__init__``, build in :meth:`build`, and set their
-    strings in :meth:`_retranslate` (called after building and on every language change).
-    """
-
-    def __init__(self, state: AppState) -> None:
-        super().__init__(state)
-        self.built = False
-
-    def build(self) -> None:
-        raise NotImplementedError
-
-    def ensure_built(self) -> None:
-        if not self.built:
-            self.built = True
-            self.build()
-            self._retranslate()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        self.ensure_built()
-        super().showEvent(event)
-
-    def retranslate(self) -> None:
-        if self.built:
-            self._retranslate()
-
-    def _retranslate(self) -> None:
-        raise NotImplementedError
-
-
-def badge_tip(widget: QWidget, kind: str) -> str:
-    """What a badge kind promises, translated in ``widget``'s context."""
-    if kind == "EXACT":
-        return widget.tr("Exact: a test asserts this statement in float64.")
-    if kind == "ANALOGY":
-        return widget.tr("Analogy: shown with its caveat, never asserted.")
-    return widget.tr("Interpolation: a drawing aid between true states.")
-
-
-# --------------------------------------------------------------------------------------------
 
 #: The slider runs over τ = multiplier·√d with the multiplier from 1e-3 to 1e3.
 MULT_LO, MULT_HI = 1e-3, 1e3
@@ -182,7 +49,7 @@ TAU_ONE_TOLERANCE = 0.02
 
 
 def _e18_reference() -> float:
-    """PAPER.md E18's own setting: d = 128, random q, k, τ = 1 — mean max weight ≈ 0.9."""
+    """docs/continuous.md E18's own setting: d = 128, random q, k, τ = 1 — mean max weight ≈ 0.9."""
     q, k = random_qk(n_heads=4, n_tokens=16, head_dim=128, seed=0)
     lens = temperature_lens(q, k, multiplier=1 / math.sqrt(128), causal=False)
     return float(lens.max_weight.mean())
@@ -579,11 +446,11 @@ class TemperaturePanel(LensPanel):
             text = pick(
                 st,
                 f"<b>τ = 1: sharper, not one-hot.</b> Mean largest weight here {max_w:.3f} "
-                f"(d = {self.head_dim}); PAPER.md's d = 128 random q, k give "
+                f"(d = {self.head_dim}); E18's setting, d = 128 with random q, k, gives "
                 f"{self._e18_reference:.2f}. Calling this a frozen “Bose–Einstein "
                 "condensate” is only an analogy: every key keeps a nonzero weight.",
                 f"<b>τ = 1：更尖锐，但不是独热。</b>此处平均最大权重 {max_w:.3f}"
-                f"（d = {self.head_dim}）；PAPER.md 中 d = 128 的随机 q、k 为 "
+                f"（d = {self.head_dim}）；E18 的设定（d = 128，随机 q、k）为 "
                 f"{self._e18_reference:.2f}。说它“冻结成玻色–爱因斯坦凝聚”只是类比："
                 "每个键的权重都仍大于 0。")
         else:

@@ -2,8 +2,8 @@
 
 The vector is a row of the result (``embed`` or ``resid_attn``: the inputs of the layer's two
 RMSNorms). ``engine.norms.compare_norms`` gives both norms with γ = 1 and the layer's ε, their
-statistics and the distances to the constraint sets (PAPER.md E5, E10); the panel only reads
-them. The layer's own RMSNorm·γ is checked against the trace row it must equal.
+statistics and the distances to the constraint sets (docs/continuous.md E5, E10); the panel
+only reads them. The layer's own RMSNorm·γ is checked against the trace row it must equal.
 """
 
 from __future__ import annotations
@@ -12,16 +12,12 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from pyqtgraph import debug
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetrics,
-    QPainter,
-    QPicture,
     QTextDocument,
-    QTransform,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -42,9 +38,17 @@ from PySide6.QtWidgets import (
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
-from app.widgets.claim_badge import BADGE_COLOURS
 from app.widgets.controls import sync_combo
-from app.widgets.plotting import FastAxisItem, fast_axes, left_bottom_only
+from app.widgets.norm_parts import (
+    InlineBadge,
+    RangeMemoryAxis,
+    empty_bars,
+    empty_line,
+    format_number,
+    nice_ceil,
+    stats_row,
+)
+from app.widgets.plotting import fast_axes, left_bottom_only
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.relayout import move_in_grid
 from app.widgets.stable_label import StableLabel
@@ -66,7 +70,6 @@ COLOURS = {
     "layer": (27, 127, 59),
 }
 #: badge background: EXACT, anything else
-EXACT_COLOUR, NOT_EXACT_COLOUR = BADGE_COLOURS["EXACT"][0], "#8a8a8a"
 
 #: The one-line explanation in both languages (the state's language picks one).
 IDENTITY_TEXT = {
@@ -84,128 +87,6 @@ WRAPPED_ROW_LABELS = ("v", "LN(v)", "RMSNorm(v)", "RMSNorm(v)\n·γ")
 #: What the table tries, in order, until its numbers fit whole: (row names, text scale).
 TABLE_FITS = ((ROW_LABELS, 1.0), (WRAPPED_ROW_LABELS, 1.0), (WRAPPED_ROW_LABELS, 0.95),
               (WRAPPED_ROW_LABELS, 0.9))
-
-
-def format_number(x: float) -> str:
-    """Seven significant digits (so 0.9999995 is not shown as 1); a rounding residue stays
-    visible as such (2.8e-17)."""
-    if x != 0 and abs(x) < 1e-9:
-        return f"{x:.1e}"
-    return f"{x:.7g}"
-
-
-def stats_row(stats: VectorStats) -> tuple[str, str, str]:
-    return format_number(stats.mean), format_number(stats.std), format_number(stats.rms)
-
-
-#: Steps a chart's half-height snaps up to (× a power of ten).
-NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
-
-
-def nice_ceil(x: float) -> float:
-    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k at or above ``x`` (> 0): the
-    chart's range, so that typing (a new vector every keystroke) rarely changes its scale and
-    axis — a new range regenerates the axis and its grid, the costliest part of the chart."""
-    power = 10.0 ** np.floor(np.log10(x))
-    return float(next(s * power for s in NICE_STEPS if s * power >= x * (1 - 1e-12)))
-
-
-def _transform_key(t: QTransform) -> tuple[float, ...]:
-    return (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy())
-
-
-class RangeMemoryAxis(FastAxisItem):
-    """The value axis of the chart, remembering the pictures of the ranges it showed.
-
-    The chart's range snaps to a few nice values (see :func:`nice_ceil`) and typing moves it
-    between them (±2, ±2.5, ±3, ±4, ±5 for the toy layer's vectors); each move made pyqtgraph
-    generate the axis again — its ticks, labels and grid lines across the chart, ~2-3 ms of
-    Python. A picture is kept per state it was drawn from (range, geometry, transform, style,
-    pens, fonts, ticks) and replayed when the axis comes back to that state, with the one
-    thing generating it does besides drawing: telling the axis how wide its labels are."""
-
-    #: pictures remembered (a few ranges × a size or two)
-    MEMORY = 12
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        #: state -> (picture, its version, the label size generating it reported)
-        self._pictures: dict[tuple, tuple[QPicture, int, float]] = {}
-        self._text_size: float | None = None
-        super().__init__(*args, **kwargs)
-
-    def picture_key(self) -> tuple | None:
-        """Everything the axis picture is drawn from (None: not drawable yet)."""
-        transform = self.deviceTransform_()
-        if transform is None:
-            return None
-        view = self.linkedView()
-        ticks = (None if view is None or self.grid is False
-                 else view.mapRectToItem(self, view.boundingRect()).getRect())
-        style = tuple((name, value.key() if isinstance(value, QFont) else repr(value))
-                      for name, value in sorted(self.style.items()))
-        pens = tuple((pen.color().rgba(), pen.widthF(), pen.style(), pen.isCosmetic())
-                     for pen in (self.pen(), self.textPen(), self.tickPen()))
-        return (tuple(self.range), self.orientation, repr(self.logMode), self.scale,
-                self.autoSIPrefixScale, self.mapRectFromParent(self.geometry()).getRect(),
-                ticks, _transform_key(transform), repr(self.grid), style, pens,
-                QFont().key(), repr(self._tickLevels), repr(self._tickSpacing))
-
-    def _updateMaxTextSize(self, x: int) -> None:
-        self._text_size = x  # (generating the picture reports its labels' size here)
-        super()._updateMaxTextSize(x)
-
-    @debug.warnOnException  # an exception escaping a paint() takes Qt down
-    def paint(self, p: QPainter, opt: object, widget: object) -> None:
-        if self.picture is not None:
-            super().paint(p, opt, widget)
-            return
-        key = self.picture_key()
-        remembered = self._pictures.get(key) if key is not None else None
-        if remembered is not None:
-            picture, version, text_size = remembered
-            self._updateMaxTextSize(text_size)  # as generating it would have, then drawn
-            self.picture, self._picture_version = picture, version
-            super().paint(p, opt, widget)
-            return
-        self._text_size = None
-        super().paint(p, opt, widget)  # generates the picture
-        if key is not None and self.picture is not None and self._text_size is not None:
-            if len(self._pictures) >= self.MEMORY:
-                self._pictures.pop(next(iter(self._pictures)))
-            self._pictures[key] = (self.picture, self._picture_version, self._text_size)
-
-
-def _empty_bars(bar: pg.BarGraphItem) -> None:
-    if len(bar.opts["height"]):
-        bar.setOpts(x=[], height=[])
-
-
-def _empty_line(line: pg.PlotDataItem) -> None:
-    if line.xData is not None and len(line.xData):
-        line.setData([], [])
-
-
-class InlineBadge:
-    """EXACT (green) or another verdict (grey), with the PAPER.md id, drawn as rich text at the
-    start of its reading (not app/widgets/claim_badge.py's widget: a badge column of its own
-    left the readings ~110 px narrower, so they wrapped to twice the lines and a 1366 x 768
-    window had to scroll to reach them)."""
-
-    def __init__(self) -> None:
-        self._text = ""
-        self.exact = False
-
-    def text(self) -> str:
-        return self._text
-
-    def set(self, exact: bool, paper_id: str, other: str) -> None:
-        self.exact = exact
-        self._text = f"EXACT · {paper_id}" if exact else f"{other} · {paper_id}"
-
-    def html(self) -> str:
-        colour = EXACT_COLOUR if self.exact else NOT_EXACT_COLOUR
-        return (f"<span style='background-color:{colour}; color:white; font-weight:bold'>"
-                f"&nbsp;{self._text.replace(' ', '&nbsp;')}&nbsp;</span>&nbsp; ")
 
 
 class NormComparePanel(Panel):
@@ -634,15 +515,15 @@ class NormComparePanel(Panel):
             # an item emptied again, or a view range set again, still repaints or re-lays out
             # the plot: only what changed is touched
             if values is None:
-                _empty_bars(bar)
-                _empty_line(line)
+                empty_bars(bar)
+                empty_line(line)
                 continue
             if as_bars:
                 offset = (k - (len(series) - 1) / 2) * width
                 bar.setOpts(x=x + offset, height=values, width=width * 0.92)
-                _empty_line(line)
+                empty_line(line)
             else:
-                _empty_bars(bar)
+                empty_bars(bar)
                 line.setData(x, values)
         if self.mean_line.value() != cmp.input_stats.mean:
             self.mean_line.setPos(cmp.input_stats.mean)

@@ -1,6 +1,7 @@
 """A small coloured badge saying how much a picture claims: EXACT, ANALOGY or INTERPOLATION.
 
-PAPER.md sorts the continuous view's statements into three kinds; every panel that shows one
+docs/continuous.md sorts the continuous view's statements into three kinds; every panel that
+shows one
 carries a badge with the statement's id (``E14``), so a reader can look it up and knows whether
 a test asserts it.
 """

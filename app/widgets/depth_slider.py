@@ -189,3 +189,16 @@ class DepthSlider(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._place_marks()
+
+
+def play_step(t: float, position: float, played: float, fraction: float) -> float:
+    """The playhead's next position: ``fraction`` of a sweep after ``position`` (``t`` is the
+    depth time on screen, ``played`` the one the player last set). It starts again at 0 after
+    showing u(1), stops on t = ½ when it would jump over it, and follows t when it was moved
+    by hand (slider, line, marks) while playing."""
+    if t != played:
+        position = t
+    if t >= 1.0:
+        return 0.0
+    position = min(position + fraction, 1.0)
+    return 0.5 if t < 0.5 < position else position

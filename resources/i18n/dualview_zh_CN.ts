@@ -118,8 +118,8 @@
         <translation>之后的每次修改都与当前屏幕上的输入比较（而不是与上一次输入比较）。再点一次取消。</translation>
     </message>
     <message>
-        <source>PAPER E11 (exact, tested): editing token k leaves every earlier row of every step bitwise unchanged — except the raw scores of the future columns, which the mask removes. With the mask off, earlier rows change.</source>
-        <translation>PAPER E11（精确，已测试）：修改词元 k 后，每一步中它之前的每一行都逐位不变——唯一的例外是未来列的原始分数，而掩码正好把它们去掉。关闭掩码后，前面的行会改变。</translation>
+        <source>E11 (exact, tested): editing token k leaves every earlier row of every step bitwise unchanged — except the raw scores of the future columns, which the mask removes. With the mask off, earlier rows change.</source>
+        <translation>E11（精确，已测试）：修改词元 k 后，每一步中它之前的每一行都逐位不变——唯一的例外是未来列的原始分数，而掩码正好把它们去掉。关闭掩码后，前面的行会改变。</translation>
     </message>
     <message>
         <source>Head:</source>
@@ -170,92 +170,6 @@
         <translation>本步骤：基准不在内存中</translation>
     </message>
     <message>
-        <source>Baseline pinned</source>
-        <translation>已固定基准</translation>
-    </message>
-    <message>
-        <source>“%1” (%2 tokens) is the baseline now: edit the text and every input is compared with it until you release the pin.</source>
-        <translation>“%1”（%2 个词元）现在是基准：修改文本，之后的每次输入都会与它比较，直到取消固定。</translation>
-    </message>
-    <message>
-        <source>No comparison yet</source>
-        <translation>尚无比较</translation>
-    </message>
-    <message>
-        <source>The causal mask was just switched %1: the new layer has nothing of its own kind to compare with yet.</source>
-        <translation>因果掩码刚刚切换为%1：新的层还没有同类的结果可以比较。</translation>
-    </message>
-    <message>
-        <source>on</source>
-        <translation>开启</translation>
-    </message>
-    <message>
-        <source>off</source>
-        <translation>关闭</translation>
-    </message>
-    <message>
-        <source>The layer itself changed (config or weights): there is nothing of the same layer to compare with yet.</source>
-        <translation>层本身改变了（配置或权重）：还没有同一层的结果可以比较。</translation>
-    </message>
-    <message>
-        <source>This is the first input: there is nothing to compare it with yet.</source>
-        <translation>这是第一次输入：还没有可以比较的对象。</translation>
-    </message>
-    <message>
-        <source>pinned baseline</source>
-        <translation>固定的基准</translation>
-    </message>
-    <message>
-        <source>previous input</source>
-        <translation>上一次输入</translation>
-    </message>
-    <message>
-        <source>Before: “%1” (%2, %3 tokens).</source>
-        <translation>之前：“%1”（%2，%3 个词元）。</translation>
-    </message>
-    <message>
-        <source>%1 → %2 tokens (%3 at the end): the common prefix agrees up to rounding, max |Δ| = %4</source>
-        <translation>%1 → %2 个词元（末尾%3）：公共前缀在舍入误差内一致，最大 |Δ| = %4</translation>
-    </message>
-    <message>
-        <source>%1 → %2 tokens: rows before %3 agree up to rounding, max |Δ| = %4</source>
-        <translation>%1 → %2 个词元：%3 之前的行在舍入误差内一致，最大 |Δ| = %4</translation>
-    </message>
-    <message>
-        <source>Every row before %1 is bitwise identical (max |Δ| = 0)</source>
-        <translation>%1 之前的每一行都逐位相同（最大 |Δ| = 0）</translation>
-    </message>
-    <message>
-        <source>In the input and all %1 steps.</source>
-        <translation>在输入和全部 %1 个步骤中。</translation>
-    </message>
-    <message numerus="yes">
-        <source>In the input and all %1 steps, except %n raw score(s) in attn_scores (step 10): all in the future column(s) j ≥ k — exactly what causal_mask (step 11) removes.</source>
-        <translation>
-            <numerusform>在输入和全部 %1 个步骤中，只有 attn_scores（第 10 步）中的 %n 个原始分数例外：它们都在未来列 j ≥ k 中——正是 causal_mask（第 11 步）要去掉的。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Next: turn the mask off (View ▸ Causal mask, key M) and edit the last word again.</source>
-        <translation>下一步：关闭掩码（视图 ▸ 因果掩码，M 键），再修改一次最后一个词。</translation>
-    </message>
-    <message>
-        <source>Mask off: earlier rows changed (max |Δ| = %1 before %2)</source>
-        <translation>掩码关闭：前面的行变了（%2 之前最大 |Δ| = %1）</translation>
-    </message>
-    <message>
-        <source>%1 of %2 steps changed rows before k, from step %3 %4 on: nothing removes the future key any more.</source>
-        <translation>%2 个步骤中有 %1 个改变了 k 之前的行，从第 %3 步 %4 开始：不再有任何东西去掉未来的键。</translation>
-    </message>
-    <message>
-        <source>Turn the mask back on (View ▸ Causal mask, key M) and edit again: the earlier rows return to exactly 0.</source>
-        <translation>重新打开掩码（视图 ▸ 因果掩码，M 键）再修改一次：前面的行又回到精确的 0。</translation>
-    </message>
-    <message>
-        <source>Same tokens as the baseline: nothing changed</source>
-        <translation>与基准的词元相同：没有任何变化</translation>
-    </message>
-    <message>
         <source>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;&amp;nbsp;&amp;nbsp;&amp;nbsp;&lt;/span&gt; 0 exactly · colour log₁₀|Δ| (scale under the bars) · &lt;span style=&apos;color:%2&apos;&gt;&lt;b&gt;- -&lt;/b&gt;&lt;/span&gt; token k · &lt;span style=&apos;color:%3&apos;&gt;&lt;b&gt;□&lt;/b&gt;&lt;/span&gt; changed masked score</source>
         <translation>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;&amp;nbsp;&amp;nbsp;&amp;nbsp;&lt;/span&gt; 精确为 0 · 颜色表示 log₁₀|Δ|（刻度在色条下方）· &lt;span style=&apos;color:%2&apos;&gt;&lt;b&gt;- -&lt;/b&gt;&lt;/span&gt; 词元 k · &lt;span style=&apos;color:%3&apos;&gt;&lt;b&gt;□&lt;/b&gt;&lt;/span&gt; 改变了的被掩码分数</translation>
     </message>
@@ -266,62 +180,6 @@
     <message>
         <source>rows before k changed only in the masked future (outlined)</source>
         <translation>k 之前的行只在被掩码的未来部分有变化（已框出）</translation>
-    </message>
-    <message>
-        <source>The pinned baseline was computed with the mask %1: release the pin to compare this layer with itself.</source>
-        <translation>固定的基准是在掩码%1时计算的：取消固定，才能让这一层与自身比较。</translation>
-    </message>
-    <message>
-        <source>token %1 “%2”</source>
-        <translation>词元 %1 “%2”</translation>
-    </message>
-    <message>
-        <source>removed token %1 “%2”</source>
-        <translation>删去的词元 %1 “%2”</translation>
-    </message>
-    <message>
-        <source>appended</source>
-        <translation>追加</translation>
-    </message>
-    <message>
-        <source>removed</source>
-        <translation>删除</translation>
-    </message>
-    <message>
-        <source>PAPER E12: allclose (1e-12), &lt;b&gt;not&lt;/b&gt; bitwise — a new shape may change how the matrix products are blocked.</source>
-        <translation>PAPER E12：近似相等（1e-12），&lt;b&gt;不是&lt;/b&gt;逐位相等——新的形状可能改变矩阵乘法的分块方式。</translation>
-    </message>
-    <message>
-        <source>(Here it happens to be 0.)</source>
-        <translation>（这里恰好是 0。）</translation>
-    </message>
-    <message>
-        <source>For the bitwise test keep the token count: &lt;b&gt;edit the last word&lt;/b&gt; instead of adding or removing one.</source>
-        <translation>要做逐位检验，请保持词元数量不变：&lt;b&gt;修改最后一个词&lt;/b&gt;，而不是增删词。</translation>
-    </message>
-    <message>
-        <source>The first token changed: there are no earlier rows to check</source>
-        <translation>第一个词元变了：没有更早的行可以检查</translation>
-    </message>
-    <message>
-        <source>Edit a later token — e.g. &lt;b&gt;the last word&lt;/b&gt; — and watch the rows before it.</source>
-        <translation>修改靠后的词元——例如&lt;b&gt;最后一个词&lt;/b&gt;——观察它前面的行。</translation>
-    </message>
-    <message>
-        <source>Unexpected: raw scores outside the future columns changed.</source>
-        <translation>意外：未来列之外的原始分数改变了。</translation>
-    </message>
-    <message>
-        <source>Unexpected: earlier rows changed although the mask is on (max |Δ| = %1)</source>
-        <translation>意外：掩码开启，前面的行却改变了（最大 |Δ| = %1）</translation>
-    </message>
-    <message>
-        <source>Try it: &lt;b&gt;edit the last word&lt;/b&gt; (keep the number of tokens) — every earlier row should stay exactly the same.</source>
-        <translation>试一试：&lt;b&gt;修改最后一个词&lt;/b&gt;（保持词元数量不变）——前面的每一行都应当完全不变。</translation>
-    </message>
-    <message>
-        <source>The mask is off: &lt;b&gt;edit the last word&lt;/b&gt; and see the earlier rows change.</source>
-        <translation>掩码已关闭：&lt;b&gt;修改最后一个词&lt;/b&gt;，看前面的行如何改变。</translation>
     </message>
     <message>
         <source>Pin baseline keeps comparing with the input on screen now, so you can make several edits in a row.</source>
@@ -354,6 +212,155 @@
     <message>
         <source>feature (K | V)</source>
         <translation>特征（K | V）</translation>
+    </message>
+</context>
+<context>
+    <name>CausalityWords</name>
+    <message numerus="yes">
+        <source>In the input and all %1 steps, except %n raw score(s) in attn_scores (step 10): all in the future column(s) j ≥ k — exactly what causal_mask (step 11) removes.</source>
+        <translation>
+            <numerusform>在输入和全部 %1 个步骤中，只有 attn_scores（第 10 步）中的 %n 个原始分数例外：它们都在未来列 j ≥ k 中——正是 causal_mask（第 11 步）要去掉的。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Baseline pinned</source>
+        <translation>已固定基准</translation>
+    </message>
+    <message>
+        <source>“%1” (%2 tokens) is the baseline now: edit the text and every input is compared with it until you release the pin.</source>
+        <translation>“%1”（%2 个词元）现在是基准：修改文本，之后的每次输入都会与它比较，直到取消固定。</translation>
+    </message>
+    <message>
+        <source>Try it: &lt;b&gt;edit the last word&lt;/b&gt; (keep the number of tokens) — every earlier row should stay exactly the same.</source>
+        <translation>试一试：&lt;b&gt;修改最后一个词&lt;/b&gt;（保持词元数量不变）——前面的每一行都应当完全不变。</translation>
+    </message>
+    <message>
+        <source>The mask is off: &lt;b&gt;edit the last word&lt;/b&gt; and see the earlier rows change.</source>
+        <translation>掩码已关闭：&lt;b&gt;修改最后一个词&lt;/b&gt;，看前面的行如何改变。</translation>
+    </message>
+    <message>
+        <source>No comparison yet</source>
+        <translation>尚无比较</translation>
+    </message>
+    <message>
+        <source>The pinned baseline was computed with the mask %1: release the pin to compare this layer with itself.</source>
+        <translation>固定的基准是在掩码%1时计算的：取消固定，才能让这一层与自身比较。</translation>
+    </message>
+    <message>
+        <source>The causal mask was just switched %1: the new layer has nothing of its own kind to compare with yet.</source>
+        <translation>因果掩码刚刚切换为%1：新的层还没有同类的结果可以比较。</translation>
+    </message>
+    <message>
+        <source>The layer itself changed (config or weights): there is nothing of the same layer to compare with yet.</source>
+        <translation>层本身改变了（配置或权重）：还没有同一层的结果可以比较。</translation>
+    </message>
+    <message>
+        <source>This is the first input: there is nothing to compare it with yet.</source>
+        <translation>这是第一次输入：还没有可以比较的对象。</translation>
+    </message>
+    <message>
+        <source>Before: “%1” (%2, %3 tokens).</source>
+        <translation>之前：“%1”（%2，%3 个词元）。</translation>
+    </message>
+    <message>
+        <source>previous input</source>
+        <translation>上一次输入</translation>
+    </message>
+    <message>
+        <source>pinned baseline</source>
+        <translation>固定的基准</translation>
+    </message>
+    <message>
+        <source>the sentence before this edit: the last input of as many tokens</source>
+        <translation>这次修改之前的句子：词元数相同的最近一次输入</translation>
+    </message>
+    <message>
+        <source>Same tokens as the baseline: nothing changed</source>
+        <translation>与基准的词元相同：没有任何变化</translation>
+    </message>
+    <message>
+        <source>token %1 “%2”</source>
+        <translation>词元 %1 “%2”</translation>
+    </message>
+    <message>
+        <source>removed token %1 “%2”</source>
+        <translation>删去的词元 %1 “%2”</translation>
+    </message>
+    <message>
+        <source>The first token changed: there are no earlier rows to check</source>
+        <translation>第一个词元变了：没有更早的行可以检查</translation>
+    </message>
+    <message>
+        <source>Edit a later token — e.g. &lt;b&gt;the last word&lt;/b&gt; — and watch the rows before it.</source>
+        <translation>修改靠后的词元——例如&lt;b&gt;最后一个词&lt;/b&gt;——观察它前面的行。</translation>
+    </message>
+    <message>
+        <source>appended</source>
+        <translation>追加</translation>
+    </message>
+    <message>
+        <source>removed</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>%1 → %2 tokens (%3 at the end): the common prefix agrees up to rounding, max |Δ| = %4</source>
+        <translation>%1 → %2 个词元（末尾%3）：公共前缀在舍入误差内一致，最大 |Δ| = %4</translation>
+    </message>
+    <message>
+        <source>%1 → %2 tokens: rows before %3 agree up to rounding, max |Δ| = %4</source>
+        <translation>%1 → %2 个词元：%3 之前的行在舍入误差内一致，最大 |Δ| = %4</translation>
+    </message>
+    <message>
+        <source>E12: allclose (1e-12), &lt;b&gt;not&lt;/b&gt; bitwise — a new shape may change how the matrix products are blocked.</source>
+        <translation>E12：近似相等（1e-12），&lt;b&gt;不是&lt;/b&gt;逐位相等——新的形状可能改变矩阵乘法的分块方式。</translation>
+    </message>
+    <message>
+        <source>(Here it happens to be 0.)</source>
+        <translation>（这里恰好是 0。）</translation>
+    </message>
+    <message>
+        <source>For the bitwise test keep the token count: &lt;b&gt;edit the last word&lt;/b&gt; instead of adding or removing one.</source>
+        <translation>要做逐位检验，请保持词元数量不变：&lt;b&gt;修改最后一个词&lt;/b&gt;，而不是增删词。</translation>
+    </message>
+    <message>
+        <source>Every row before %1 is bitwise identical (max |Δ| = 0)</source>
+        <translation>%1 之前的每一行都逐位相同（最大 |Δ| = 0）</translation>
+    </message>
+    <message>
+        <source>In the input and all %1 steps.</source>
+        <translation>在输入和全部 %1 个步骤中。</translation>
+    </message>
+    <message>
+        <source>Unexpected: raw scores outside the future columns changed.</source>
+        <translation>意外：未来列之外的原始分数改变了。</translation>
+    </message>
+    <message>
+        <source>Next: turn the mask off (View ▸ Causal mask, key M) and edit the last word again.</source>
+        <translation>下一步：关闭掩码（视图 ▸ 因果掩码，M 键），再修改一次最后一个词。</translation>
+    </message>
+    <message>
+        <source>Unexpected: earlier rows changed although the mask is on (max |Δ| = %1)</source>
+        <translation>意外：掩码开启，前面的行却改变了（最大 |Δ| = %1）</translation>
+    </message>
+    <message>
+        <source>Mask off: earlier rows changed (max |Δ| = %1 before %2)</source>
+        <translation>掩码关闭：前面的行变了（%2 之前最大 |Δ| = %1）</translation>
+    </message>
+    <message>
+        <source>%1 of %2 steps changed rows before k, from step %3 %4 on: nothing removes the future key any more.</source>
+        <translation>%2 个步骤中有 %1 个改变了 k 之前的行，从第 %3 步 %4 开始：不再有任何东西去掉未来的键。</translation>
+    </message>
+    <message>
+        <source>Turn the mask back on (View ▸ Causal mask, key M) and edit again: the earlier rows return to exactly 0.</source>
+        <translation>重新打开掩码（视图 ▸ 因果掩码，M 键）再修改一次：前面的行又回到精确的 0。</translation>
     </message>
 </context>
 <context>
@@ -407,8 +414,8 @@
         <translation>斜率 2</translation>
     </message>
     <message>
-        <source>fitted slope over n ≥ %1: Euler &lt;b&gt;%2&lt;/b&gt; (expect 1), %3 &lt;b&gt;%4&lt;/b&gt; (expect 2) · last ratio when n doubles: %5 and %6 · reference flow: RK4 with %7 steps, own error ≈ %8 (dotted line)</source>
-        <translation>n ≥ %1 上的拟合斜率：欧拉法 &lt;b&gt;%2&lt;/b&gt;（应为 1），%3 &lt;b&gt;%4&lt;/b&gt;（应为 2）· n 翻倍时最后的误差比：%5 和 %6 · 参考流：%7 步 RK4，其自身误差 ≈ %8（点线）</translation>
+        <source>least-squares order over n ≥ %1: Euler &lt;b&gt;%2&lt;/b&gt; (expect 1), %3 &lt;b&gt;%4&lt;/b&gt; (expect 2) · last ratio when n doubles: %5 and %6 · reference flow: RK4 with %7 steps, own error ≈ %8 (dotted line)</source>
+        <translation>n ≥ %1 上最小二乘拟合的阶：欧拉法 &lt;b&gt;%2&lt;/b&gt;（应为 1），%3 &lt;b&gt;%4&lt;/b&gt;（应为 2）· n 翻倍时最后的误差比：%5 和 %6 · 参考流：%7 步 RK4，其自身误差 ≈ %8（点线）</translation>
     </message>
     <message>
         <source>Exact: a test asserts this statement in float64.</source>
@@ -422,12 +429,12 @@
 <context>
     <name>DepthTimePanel</name>
     <message>
-        <source>PAPER E14 (exact, tested): inside an explicit sub-step (1 − s)·x + s·(x + F(x)) = x + s·F(x), so every in-between state is a true Euler step of size s.</source>
-        <translation>PAPER E14（精确，已测试）：在一个显式子步内，(1 − s)·x + s·(x + F(x)) = x + s·F(x)，所以每个中间状态都是步长为 s 的真实欧拉步。</translation>
+        <source>E14 (exact, tested): inside an explicit sub-step (1 − s)·x + s·(x + F(x)) = x + s·F(x), so every in-between state is a true Euler step of size s.</source>
+        <translation>E14（精确，已测试）：在一个显式子步内，(1 − s)·x + s·(x + F(x)) = x + s·F(x)，所以每个中间状态都是步长为 s 的真实欧拉步。</translation>
     </message>
     <message>
-        <source>PAPER E13 (exact, tested): sub-stepping the layer n times with Δt = 1/n converges to its flow at first order; a second-order scheme at second order.</source>
-        <translation>PAPER E13（精确，已测试）：把这一层拆成 n 个 Δt = 1/n 的子步，会一阶收敛到它的连续流；二阶格式则二阶收敛。</translation>
+        <source>E13 (exact, tested): sub-stepping the layer n times with Δt = 1/n converges to its flow at first order; a second-order scheme at second order.</source>
+        <translation>E13（精确，已测试）：把这一层拆成 n 个 Δt = 1/n 的子步，会一阶收敛到它的连续流；二阶格式则二阶收敛。</translation>
     </message>
     <message>
         <source>Play or pause: t runs from 0 to 1 and loops</source>
@@ -610,8 +617,8 @@ after attn.</source>
         <translation>未计算：扫描无法运行：%1</translation>
     </message>
     <message>
-        <source>Slope ≈ &lt;b&gt;%1&lt;/b&gt; for Euler (error halves as n doubles), ≈ &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
-        <translation>欧拉法斜率 ≈ &lt;b&gt;%1&lt;/b&gt;（n 翻倍误差减半），%2 斜率 ≈ &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
+        <source>Order from n = %5 to %6 (log₂ of the error ratio): &lt;b&gt;%1&lt;/b&gt; for Euler (the error halves as n doubles), &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
+        <translation>从 n = %5 到 %6 的阶（误差比的 log₂）：欧拉法 &lt;b&gt;%1&lt;/b&gt;（n 翻倍误差减半），%2 &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
     </message>
     <message>
         <source>&lt;b&gt;u(t)&lt;/b&gt; — the residual stream in depth time &lt;span style=&apos;color:%1&apos;&gt;(continuous view)&lt;/span&gt;</source>

@@ -8,8 +8,8 @@ anywhere::
 For every case it builds transformers' own ``Qwen3DecoderLayer`` in float64 with eager attention,
 loads *our* weights into it (``engine.LayerWeights.random(config, seed)``: HF state-dict names,
 ``[out, in]`` layout, so they go in with ``load_state_dict(strict=True)``), feeds it
-``engine.embed(engine.tokenize(text), hidden_size)`` and records all 23 steps of ``DESIGN.md``
-from inside HF's forward:
+``engine.embed(engine.tokenize(text), hidden_size)`` and records all 23 steps
+(the input and the 22 of ``docs/steps.md``) from inside HF's forward:
 
 - forward hooks on HF's submodules (norms, projections, ``act_fn``, ``o_proj``'s input, ...);
 - a wrapper around HF's ``eager_attention_forward`` that sees the post-RoPE q and k, expands K and
