@@ -1,5 +1,7 @@
-"""Right-to-left tokens (Hebrew, Arabic) stay in token order: on the chips and in the readouts
-that quote tokens in a row, token i is drawn left of token i + 1 whatever the script.
+"""Right-to-left tokens (Hebrew, Arabic) stay in token order: on the chips and in the attention
+readout, token i is drawn left of token i + 1 whatever the script. The causality panel quotes a
+sentence as it was typed (it reads right to left, as typed), isolated so that it neither turns
+the interface's left-to-right line around nor is reordered with it.
 
 Positions are read from the layout Qt paints with (the label's own text document, its glyph
 runs), not from the markup."""
@@ -8,7 +10,7 @@ import pytest
 from PySide6.QtGui import QTextDocument
 
 import engine
-from app.compute import FSI, PDI
+from app.compute import FSI, LRM, PDI
 
 HEBREW = "שלום עולם"
 ARABIC = "مرحبا بالعالم الجميل"
@@ -49,12 +51,15 @@ def test_readouts_quote_tokens_in_token_order(make_window, qtbot, text):
     window = make_window(sync=True, text=text)
     tokens = [t.strip() for t in engine.tokenize(text)]
     causality = window.panels["causalityDock"]
-    causality.pin_button.click()  # the baseline quoted as a sentence: “token 0 token 1 …”
+    causality.pin_button.click()  # the baseline quoted as typed: “…” (n tokens) is the baseline
     qtbot.waitUntil(lambda: causality.is_current)
     label = causality.nothing
-    assert FSI in label.text() and PDI in label.text()
+    assert LRM + FSI + text + PDI in label.text()
     xs = painted_left(label, tokens)
-    assert xs == sorted(xs), list(zip(tokens, xs, strict=True))
+    assert xs == sorted(xs, reverse=True), list(zip(tokens, xs, strict=True))  # as typed
+    # the line stays left to right: the quote first, then the interface's words after it
+    _, after = painted_left(label, [tokens[0], "baseline"])
+    assert max(xs) < after, (xs, after)
 
     attention = window.panels["attentionDock"]
     window.state.set_query(len(tokens) - 1)

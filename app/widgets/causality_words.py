@@ -47,7 +47,7 @@ class CausalityWords(QObject):
         if isinstance(value, Quote):
             return quote_html(value)
         if isinstance(value, Token):
-            return isolated(token_html(value.text))
+            return token_html(value.text)
         return str(value)
 
     def _template(self, message: Message) -> str:
