@@ -177,6 +177,14 @@ MESSAGES: dict[str, str] = {
     "model_ids": "ids must be a list of token ids from 0 to {last}, got {value!r}",
     "model_layer": "layer must be a whole number from 0 to {last}, got {value!r}",
     "model_cache": "cache must be an earlier run of this same model, got {got}",
+    "model_intervene_layers": "intervene_layers must be \"all\", a layer index or a list of "
+                              "different layer indices from 0 to {last}, got {value!r}",
+    "model_intervene_layer": "intervene_layers: there is no layer {index}; valid layers are 0 "
+                             "to {last}",
+    "model_base": "base must be the plain run (no intervention) of the same ids on this same "
+                  "model, got {got}",
+    "model_base_and_cache": "pass either base (the plain run of the same ids) or cache (an "
+                            "earlier run), not both",
     "model_overflow": "the model's logits overflowed float64; its weights are too large",
     # lenses: temperature
     "qk_shape": "q and k must both be [heads, tokens, head_dim] and non-empty, got {q_shape} "

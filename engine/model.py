@@ -39,6 +39,8 @@ from engine import ops
 from engine.checkpoint import DTYPES
 from engine.config import MAX_TOKENS, Qwen3Config
 from engine.errors import EngineError
+from engine.fastpath import scale_heads, zero_neurons
+from engine.intervention import Intervention, check_intervention
 from engine.layer import LayerTrace, run_layer
 from engine.model_files import (
     CONFIG_JSON,
@@ -70,7 +72,8 @@ class ModelRun:
     ``trace``: :class:`engine.LayerTrace` of layer ``layer`` on ``residual[layer]``; its output
     is ``residual[layer + 1]`` bit for bit.
     ``rows_recomputed`` of ``rows_total`` (layers x tokens) rows were computed; the rest were
-    the cache's. ``reused_rows``: the leading tokens taken from the cache.
+    the cache's (or the base run's). ``reused_rows``: the leading tokens taken from the cache.
+    ``intervention`` ran on ``intervened_layers`` (None and () for the plain model).
     """
 
     ids: tuple[int, ...]
@@ -87,6 +90,13 @@ class ModelRun:
     keys: tuple[np.ndarray, ...]  # per layer [Hkv, T, head_dim], after q/k-norm and RoPE
     values: tuple[np.ndarray, ...]  # per layer [Hkv, T, head_dim]
     model_key: object
+    #: what was switched off (None: the plain model), and in which layers (sorted; () if None)
+    intervention: Intervention | None = None
+    intervened_layers: tuple[int, ...] = ()
+
+    @property
+    def is_intervened(self) -> bool:
+        return self.intervention is not None
 
     @property
     def num_tokens(self) -> int:
@@ -208,34 +218,77 @@ class Qwen3Model:
             raise EngineError("token_cap", count=len(checked), limit=MAX_TOKENS)
         return tuple(checked)
 
+    def intervene_layers(self, value: object, layer: int) -> tuple[int, ...]:
+        """The sorted layers ``value`` names: None is ``(layer,)`` (the shown layer), ``"all"``
+        every layer, a layer index or a sequence of them; anything else an EngineError naming
+        the valid range."""
+        last = self.num_layers - 1
+        if value is None:
+            return (layer,)
+        if isinstance(value, str):
+            if value != "all":
+                raise EngineError("model_intervene_layers", last=last, value=value)
+            return tuple(range(self.num_layers))
+        items = (value,) if isinstance(value, int | np.integer) else value
+        if isinstance(items, bytes) or not isinstance(items, Sequence | np.ndarray):
+            raise EngineError("model_intervene_layers", last=last, value=value)
+        out = []
+        for item in items:
+            if isinstance(item, bool | np.bool_) or not isinstance(item, int | np.integer):
+                raise EngineError("model_intervene_layers", last=last, value=value)
+            if not 0 <= item <= last:
+                raise EngineError("model_intervene_layer", index=int(item), last=last)
+            out.append(int(item))
+        if not out or len(set(out)) != len(out):
+            raise EngineError("model_intervene_layers", last=last, value=value)
+        return tuple(sorted(out))
+
     def forward(self, ids: Sequence[int], layer: int = 0, *,
-                cache: ModelRun | None = None) -> ModelRun:
+                cache: ModelRun | None = None, intervention: Intervention | None = None,
+                intervene_layers: str | int | Sequence[int] | None = None,
+                base: ModelRun | None = None) -> ModelRun:
         """Run the whole model on ``ids``; keep layer ``layer``'s full trace. ``cache``: an
-        earlier run of this model whose rows for the common prefix of ids are reused."""
+        earlier run of this model whose rows for the common prefix of ids are reused (only if
+        it ran the same intervention on the same layers). ``intervention`` runs in the layers
+        ``intervene_layers`` names (:meth:`intervene_layers`; default the shown layer).
+        ``base``: the plain run of these ids; the states before the first intervened layer
+        are its arrays and only that layer and the ones after it are computed."""
         ids_t = self._check_ids(ids)
         last = self.num_layers - 1
         if isinstance(layer, bool) or not isinstance(layer, int | np.integer) or not (
                 0 <= layer <= last):
             raise EngineError("model_layer", last=last, value=layer)
         layer = int(layer)
+        iv = check_intervention(intervention, self.layer_config)
+        where = self.intervene_layers(intervene_layers, layer)
+        plan = _Plan(iv, where if iv is not None else ())
+        if cache is not None and base is not None:
+            raise EngineError("model_base_and_cache")
+        if base is not None:
+            if (not isinstance(base, ModelRun) or base.model_key is not self._key
+                    or base.intervention is not None or base.ids != ids_t):
+                raise EngineError("model_base", got=_describe_run(base))
+            with np.errstate(over="ignore", invalid="ignore"):
+                return self._full(ids_t, layer, plan, base)
         reuse = 0
         if cache is not None:
             if not isinstance(cache, ModelRun) or cache.model_key is not self._key:
                 raise EngineError("model_cache", got=type(cache).__name__)
-            for a, b in zip(ids_t, cache.ids[:cache.exact_rows], strict=False):
-                if a != b:
-                    break
-                reuse += 1
+            if (cache.intervention, cache.intervened_layers) == (plan.iv, plan.layers):
+                for a, b in zip(ids_t, cache.ids[:cache.exact_rows], strict=False):
+                    if a != b:
+                        break
+                    reuse += 1
         with np.errstate(over="ignore", invalid="ignore"):
             if reuse == 0:
-                return self._full(ids_t, layer)
+                return self._full(ids_t, layer, plan)
             assert cache is not None
-            return self._cached(ids_t, layer, cache, reuse)
+            return self._cached(ids_t, layer, cache, reuse, plan)
 
     def _finish(self, ids: tuple[int, ...], layer: int, residual: np.ndarray,
                 final_normed: np.ndarray, logits: np.ndarray | None, trace: LayerTrace,
                 keys: list[np.ndarray], values: list[np.ndarray], recomputed: int,
-                reused: int, exact: int) -> ModelRun:
+                reused: int, exact: int, plan: _Plan) -> ModelRun:
         if logits is None:
             logits = self.lm_head(final_normed[-1])
         if not np.isfinite(logits).all():
@@ -244,29 +297,51 @@ class Qwen3Model:
             array.setflags(write=False)
         return ModelRun(ids, layer, residual, final_normed, logits, trace, recomputed,
                         self.num_layers * len(ids), reused, exact, tuple(keys), tuple(values),
-                        self._key)
+                        self._key, plan.iv, plan.layers)
 
-    def _full(self, ids: tuple[int, ...], layer: int) -> ModelRun:
+    def _full(self, ids: tuple[int, ...], layer: int, plan: _Plan,
+              base: ModelRun | None = None) -> ModelRun:
+        """Every layer from the embeddings; or, given the plain run ``base`` of these ids,
+        from the first intervened layer on (the earlier states are ``base``'s arrays)."""
         config = self.layer_config
         t = len(ids)
         residual = np.empty((self.num_layers + 1, t, config.hidden_size))
-        residual[0] = self.embed(ids)
-        keys, values = [], []
+        keys: list[np.ndarray] = []
+        values: list[np.ndarray] = []
         shown = None
-        for index, weights in enumerate(self.layers):
-            trace = run_layer(residual[index], weights, config)
+        recomputed = 0
+        first = 0 if base is None else plan.first(self.num_layers)
+        if first > 0:
+            assert base is not None
+            residual[:first + 1] = base.residual[:first + 1]
+            keys, values = list(base.keys[:first]), list(base.values[:first])
+            if layer < first:  # a plain layer: its trace on the same input is the same bits
+                shown = base.trace if base.layer == layer else run_layer(
+                    residual[layer], self.layers[layer], config)
+                recomputed += 0 if base.layer == layer else t
+        else:
+            residual[0] = self.embed(ids)
+        for index in range(first, self.num_layers):
+            trace = run_layer(residual[index], self.layers[index], config,
+                              intervention=plan.at(index))
             residual[index + 1] = trace.output
             keys.append(np.array(trace["k_rope"]))
             values.append(_heads(trace["v_proj"], config))
+            recomputed += t
             if index == layer:
                 shown = trace
         assert shown is not None
-        final = ops.rms_norm(residual[-1], self.norm_weight, config.rms_norm_eps)
-        return self._finish(ids, layer, residual, final, None, shown, keys, values,
-                            self.num_layers * t, 0, t)
+        if base is not None and first == self.num_layers:  # nothing intervened: all base's
+            final, logits = np.array(base.final_normed), np.array(base.logits)
+        else:
+            final = ops.rms_norm(residual[-1], self.norm_weight, config.rms_norm_eps)
+            logits = None
+        exact = t if base is None or first == 0 else min(base.exact_rows, t)
+        return self._finish(ids, layer, residual, final, logits, shown, keys, values,
+                            recomputed, 0, exact, plan)
 
     def _cached(self, ids: tuple[int, ...], layer: int, cache: ModelRun,
-                reuse: int) -> ModelRun:
+                reuse: int, plan: _Plan) -> ModelRun:
         config = self.layer_config
         t = len(ids)
         residual = np.empty((self.num_layers + 1, t, config.hidden_size))
@@ -278,7 +353,8 @@ class Qwen3Model:
         start = reuse  # rows before it are the cache's in the layers to come
         for index, weights in enumerate(self.layers):
             if index == layer:  # whole, for its trace: earlier rows are the cache's bits
-                shown = run_layer(residual[index], weights, config)
+                shown = run_layer(residual[index], weights, config,
+                                  intervention=plan.at(index))
                 residual[index + 1] = shown.output
                 keys.append(np.array(shown["k_rope"]))
                 values.append(_heads(shown["v_proj"], config))
@@ -297,7 +373,7 @@ class Qwen3Model:
                 values.append(cached_v)
                 continue
             out, new_k, new_v = _new_rows(residual[index, start:], weights, config,
-                                          cached_k, cached_v, start)
+                                          cached_k, cached_v, start, plan.at(index))
             residual[index + 1, start:] = out
             keys.append(np.concatenate([cached_k, new_k], axis=1))
             values.append(np.concatenate([cached_v, new_v], axis=1))
@@ -316,7 +392,30 @@ class Qwen3Model:
                                          config.rms_norm_eps)
             logits = None
         return self._finish(ids, layer, residual, final, logits, shown, keys, values,
-                            recomputed, reuse, start)
+                            recomputed, reuse, start, plan)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Which intervention runs in which layers (None and () for the plain model)."""
+
+    iv: Intervention | None
+    layers: tuple[int, ...]
+
+    def at(self, index: int) -> Intervention | None:
+        return self.iv if index in self.layers else None
+
+    def first(self, count: int) -> int:
+        """The first intervened layer (``count`` when there is none)."""
+        return self.layers[0] if self.layers else count
+
+
+def _describe_run(value: object) -> str:
+    if not isinstance(value, ModelRun):
+        return type(value).__name__
+    if value.intervention is not None:
+        return f"a run with an intervention ({value.intervention.describe()})"
+    return f"a run of other ids ({len(value.ids)} tokens)"
 
 
 def _as_f32(tensor: tuple[np.ndarray, str]) -> tuple[np.ndarray, str]:
@@ -431,12 +530,13 @@ def _heads(v_proj: np.ndarray, config: Qwen3Config) -> np.ndarray:
 
 
 def _new_rows(x: np.ndarray, weights: LayerWeights, config: Qwen3Config,
-              cached_k: np.ndarray, cached_v: np.ndarray,
-              first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              cached_k: np.ndarray, cached_v: np.ndarray, first: int,
+              iv: Intervention | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One decoder layer on rows ``first ..`` only (``x [n, D]``), attending over the cached
     keys and values of rows ``0 .. first - 1`` and its own: HF's Qwen3DecoderLayer with a KV
     cache, the same operations as run_layer row by row (to rounding, ~1e-16). Returns the
-    output rows and their keys (after norm and RoPE) and values ``[Hkv, n, d]``."""
+    output rows and their keys (after norm and RoPE) and values ``[Hkv, n, d]``. ``iv``: the
+    intervention of this layer, applied where run_layer applies it."""
     n = x.shape[0]
     heads, kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
     eps = config.rms_norm_eps
@@ -465,12 +565,18 @@ def _new_rows(x: np.ndarray, weights: LayerWeights, config: Qwen3Config,
     scores /= scores.sum(axis=-1, keepdims=True)
     context = np.matmul(scores, values[:, None])  # [Hkv, G, n, d]
     context = context.reshape(heads, n, d).transpose(1, 0, 2).reshape(n, heads * d)
-    hidden = x + context @ weights["self_attn.o_proj.weight"].T
+    if iv is not None:
+        scale_heads(context, iv.head_factors(heads), d)
+    attn = context @ weights["self_attn.o_proj.weight"].T
+    hidden = x.copy() if iv is not None and iv.skips("attention") else x + attn
     normed = ops.rms_norm(hidden, weights["post_attention_layernorm.weight"], eps)
     gate_up = normed @ weights.stacked("gate_up").T
     width = config.intermediate_size
     gated = ops.silu_array(gate_up[:, :width]) * gate_up[:, width:]
-    out = hidden + gated @ weights["mlp.down_proj.weight"].T
+    if iv is not None:
+        zero_neurons(gated, iv.neurons())
+    down = gated @ weights["mlp.down_proj.weight"].T
+    out = hidden.copy() if iv is not None and iv.skips("mlp") else hidden + down
     return out, new_k, new_v
 
 

@@ -1294,6 +1294,22 @@ after attn.</source>
         <translation>cache 必须是同一模型之前的一次运行，实际为 {got}</translation>
     </message>
     <message>
+        <source>intervene_layers must be &quot;all&quot;, a layer index or a list of different layer indices from 0 to {last}, got {value!r}</source>
+        <translation>intervene_layers 必须是 &quot;all&quot;、一个层号，或由 0 到 {last} 之间互不相同的层号组成的列表，实际为 {value!r}</translation>
+    </message>
+    <message>
+        <source>intervene_layers: there is no layer {index}; valid layers are 0 to {last}</source>
+        <translation>intervene_layers：没有第 {index} 层；有效的层号是 0 到 {last}</translation>
+    </message>
+    <message>
+        <source>base must be the plain run (no intervention) of the same ids on this same model, got {got}</source>
+        <translation>base 必须是同一模型对相同 ids 的普通运行（没有干预），实际为 {got}</translation>
+    </message>
+    <message>
+        <source>pass either base (the plain run of the same ids) or cache (an earlier run), not both</source>
+        <translation>请只传 base（相同 ids 的普通运行）或 cache（先前的一次运行）之一，不要同时传两者</translation>
+    </message>
+    <message>
         <source>the model&apos;s logits overflowed float64; its weights are too large</source>
         <translation>模型的 logits 超出了 float64 的范围；其权重过大</translation>
     </message>
