@@ -9,7 +9,8 @@ subprocess so peak memory is each one's own:
 
 - ours: open the folder -> first result (load + forward at T = 16), page cache warm; full
   forwards at T = 16 and 64; an edit of the last token at T = 64 with the KV cache; peak RSS
-  (VmHWM) and how much of it is weights;
+  (VmHWM) and how much of it is weights; an intervention on layer 20 from the plain run
+  (``base=``, recomputing layers 20 .. 27 only) against a full forward, T = 16 and 64;
 - HF: ``Qwen3ForCausalLM.from_pretrained(..., dtype=torch.float64)``, forwards at T = 16 and 64
   (``logits_to_keep=1``, no_grad, no cache), peak RSS.
 
@@ -147,7 +148,41 @@ def child_ours(folder: Path, repeats: int) -> dict:
     out["kv_edit_T64"] = timed(edit, repeats)
     last = model.forward([*ids[:-1], 7], layer=13, cache=base)
     out["kv_rows"] = [last.rows_recomputed, last.rows_total]
+    out.update(intervene_times(model, repeats))
     out["peak_rss_mb"] = peak_rss_mb()
+    return out
+
+
+#: the intervened layer of the intervention figures (of Qwen3-0.6B's 28)
+INTERVENE_LAYER = 20
+
+
+def intervene_times(model, repeats: int) -> dict:
+    """An intervention on one layer (head 3 zeroed in layer 20, shown) from the plain run of
+    the same ids (``base=``), which recomputes layer 20 and the 7 after it, against a full
+    forward; the two take turns so both see the same load. Wall and CPU seconds."""
+    from engine import Intervention
+
+    iv, layer = Intervention(zero_heads=(3,)), INTERVENE_LAYER
+    out: dict = {}
+    for t in (16, 64):
+        ids = ids_for(t)
+        plain = model.forward(ids, layer=layer)
+        run = model.forward(ids, layer=layer, intervention=iv, base=plain)
+        assert run.rows_recomputed == (model.num_layers - layer) * t
+        assert run.intervened_layers == (layer,)
+        for key in ("full", "intervene"):
+            out[f"iv_{key}_T{t}"], out[f"iv_{key}_cpu_T{t}"] = [], []
+        for _ in range(repeats):
+            for key, call in (
+                    ("full", lambda ids=ids: model.forward(ids, layer=layer)),
+                    ("intervene", lambda ids=ids, plain=plain: model.forward(
+                        ids, layer=layer, intervention=iv, base=plain))):
+                wall, cpu = time.perf_counter(), time.process_time()
+                call()
+                out[f"iv_{key}_T{t}"].append(time.perf_counter() - wall)
+                out[f"iv_{key}_cpu_T{t}"].append(time.process_time() - cpu)
+        out[f"iv_rows_T{t}"] = [run.rows_recomputed, run.rows_total]
     return out
 
 
@@ -236,10 +271,11 @@ def main() -> None:
     both = None if args.skip_hf else run_child("compare", folder, args.repeats)
     print("compare:", json.dumps(both), flush=True)
     print("load after:", os.getloadavg(), flush=True)
+    counts = ("kv_rows", "iv_rows_T16", "iv_rows_T64")
     med = {k: float(np.median(v)) for k, v in ours.items() if isinstance(v, list)
-           and k != "kv_rows"}
+           and k not in counts}
     best = {k: float(np.min(v)) for k, v in ours.items() if isinstance(v, list)
-            and k != "kv_rows"}
+            and k not in counts}
     figures = {
         "kv_edit_ratio_T64": med["kv_edit_T64"] / med["full_T64"],
         "kv_edit_ratio_T64_fastest": best["kv_edit_T64"] / best["full_T64"],
@@ -253,6 +289,18 @@ def main() -> None:
         "openblas_kernels": blas_architecture(),
         "loadavg_after": os.getloadavg(),
     }
+    for t in (16, 64):
+        # an intervention on layer 20 of 28 from the plain run (base=): layers 20 .. 27 only
+        figures[f"intervene_layer{INTERVENE_LAYER}_ratio_T{t}"] = (
+            med[f"iv_intervene_T{t}"] / med[f"iv_full_T{t}"])
+        figures[f"intervene_layer{INTERVENE_LAYER}_ratio_T{t}_fastest"] = (
+            best[f"iv_intervene_T{t}"] / best[f"iv_full_T{t}"])
+        figures[f"intervene_layer{INTERVENE_LAYER}_ratio_cpu_T{t}"] = (
+            med[f"iv_intervene_cpu_T{t}"] / med[f"iv_full_cpu_T{t}"])
+        for key in ("intervene", "full"):
+            figures[f"{key}_layer{INTERVENE_LAYER}_T{t}_median_s"] = med[f"iv_{key}_T{t}"]
+            figures[f"{key}_layer{INTERVENE_LAYER}_T{t}_fastest_s"] = best[f"iv_{key}_T{t}"]
+        figures[f"intervene_layer{INTERVENE_LAYER}_rows_T{t}"] = ours[f"iv_rows_T{t}"]
     if hf is not None and both is not None:
         for t in (16, 64):
             for kind, key in (("", ""), ("cpu_", "_cpu")):
