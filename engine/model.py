@@ -267,7 +267,7 @@ class Qwen3Model:
         if base is not None:
             if (not isinstance(base, ModelRun) or base.model_key is not self._key
                     or base.intervention is not None or base.ids != ids_t):
-                raise EngineError("model_base", got=_describe_run(base))
+                raise EngineError("model_base", got=_describe_run(base, self._key))
             with np.errstate(over="ignore", invalid="ignore"):
                 return self._full(ids_t, layer, plan, base)
         reuse = 0
@@ -410,9 +410,12 @@ class _Plan:
         return self.layers[0] if self.layers else count
 
 
-def _describe_run(value: object) -> str:
+def _describe_run(value: object, model_key: object) -> str:
+    """What a refused ``base`` is, for the message."""
     if not isinstance(value, ModelRun):
         return type(value).__name__
+    if value.model_key is not model_key:
+        return "a run of another model"
     if value.intervention is not None:
         return f"a run with an intervention ({value.intervention.describe()})"
     return f"a run of other ids ({len(value.ids)} tokens)"

@@ -211,8 +211,9 @@ def test_a_wrong_base_is_refused():
     intervened = m.forward(ids, intervention=iv)
     other_ids = m.forward(ids[:-1])
     other_model = model("f32_untied").forward(ids)
-    for bad in (intervened, other_ids, other_model, "run"):
-        with pytest.raises(EngineError, match="plain run") as info:
+    for bad, what in ((intervened, "with an intervention"), (other_ids, "other ids"),
+                      (other_model, "another model"), ("run", "str")):
+        with pytest.raises(EngineError, match=f"plain run .* got .*{what}") as info:
             m.forward(ids, intervention=iv, base=bad)
         assert info.value.code == "model_base"
     plain = m.forward(ids)
