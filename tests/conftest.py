@@ -1,4 +1,5 @@
-"""Test configuration: Qt runs offscreen; settings go to a temporary folder."""
+"""Test configuration: Qt runs offscreen with the app's bundled fonts; settings go to a
+temporary folder."""
 
 import os
 
@@ -11,6 +12,17 @@ import pytest
 from app.pgimport import import_pyqtgraph
 
 import_pyqtgraph()  # as the app does (lazy Qt mirrors): every test runs with what ships
+
+
+@pytest.fixture(scope="session")
+def qapp(qapp):
+    """pytest-qt's QApplication with the fonts the app bundles installed as the app installs
+    them (app/__main__.py's build_app), before any test makes a widget: text metrics and
+    Chinese glyphs then do not depend on the fonts this machine happens to have."""
+    from app.fonts import install_app_font
+
+    install_app_font(qapp)
+    return qapp
 
 
 @pytest.fixture(autouse=True)
