@@ -418,7 +418,6 @@ def test_the_caption_stays_clear_of_the_graph_at_1366_by_768(make_window, qtbot,
     qtbot.waitUntil(lambda: panel.isVisible() and panel.is_current)
 
     def clear():
-
         def rect(widget):
             return widget.geometry().translated(widget.parentWidget().mapTo(panel, QPoint(0, 0)))
 
