@@ -7,7 +7,13 @@ everything before anything is applied, so opening a newer, corrupt or foreign fi
 nothing and raises :class:`SessionError` with a message a person can act on.
 
 Every write is atomic (:func:`write_atomic`): a temporary file in the same folder, flushed and
-fsynced, then ``os.replace``-d over the target, so a crash never leaves half a file.
+fsynced, then ``os.replace``-d over the target, so a crash never leaves half a file. A write that
+is killed half-way leaves its temporary file behind; :func:`remove_stale_temp_files` removes
+those of ours at the next start and after every save, so they never pile up.
+
+Any text that loads saves again and loads back equal: a lone surrogate (``"\\ud800"`` in a
+file, or a file name that is not UTF-8 as Python decodes it) has no UTF-8 form, so it is written
+as the same JSON escape it was read from (:func:`session_bytes`).
 
 Crash recovery: the window autosaves to :data:`AUTOSAVE_NAME` and writes :data:`CLEAN_EXIT_NAME`
 when it closes normally. At the next start an autosave without that marker means the last run
@@ -19,8 +25,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 import tempfile
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -44,6 +52,19 @@ CLEAN_EXIT_NAME = "clean-exit"
 LOCK_NAME = "autosave.lock"
 #: A session file is a few kilobytes; anything far larger is not one.
 MAX_BYTES = 5_000_000
+#: Temporary files of :func:`write_atomic`: ``.dualview-<pid>-<random>.tmp`` (the writer's
+#: process id, so a leftover of a killed writer can be told from a write under way). Older
+#: versions wrote ``.dualview-<random>.tmp``; mkstemp's random part has no "-" in it.
+TEMP_PREFIX = ".dualview-"
+TEMP_SUFFIX = ".tmp"
+_TEMP_NAME = re.compile(r"\.dualview-(?:(\d+)-)?[A-Za-z0-9_]+\.tmp")
+#: A leftover whose writer is gone is removed once it is this old (seconds): the grace covers a
+#: writer on another machine sharing the folder (its process id means nothing here), whose
+#: write of a few kilobytes takes milliseconds, or seconds on a slow network drive.
+STALE_TEMP_DEAD_WRITER_S = 30.0
+#: ... and any leftover of ours once it is this old, whoever wrote it (a process id may have
+#: been reused by another program since).
+STALE_TEMP_S = 300.0
 
 LANGUAGES = ("en", "zh")
 #: ``app.palettes.PALETTES`` keys (kept here so reading a file needs no pyqtgraph).
@@ -321,12 +342,57 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         raise OSError(exc.errno, exc.strerror, os.fspath(path)) from exc
 
 
+def _process_gone(pid: int) -> bool:
+    """Whether no process ``pid`` runs on this machine (False when it cannot be told)."""
+    if os.name != "posix" or pid <= 0:
+        return False  # on Windows os.kill(pid, 0) would send the process a Ctrl+C
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # PermissionError: it runs, as another user
+        return False
+    return False
+
+
+def remove_stale_temp_files(folder: str | os.PathLike[str], now: float | None = None) -> int:
+    """Remove the temporary files killed writes of :func:`write_atomic` left in ``folder``:
+    ours by name, and older than :data:`STALE_TEMP_S`, or than :data:`STALE_TEMP_DEAD_WRITER_S`
+    when the process that wrote it is gone. A write under way keeps its file. Returns how many
+    were removed; never raises (a folder that cannot be listed has nothing to clean)."""
+    now = time.time() if now is None else now
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        match = _TEMP_NAME.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            age = now - info.st_mtime
+            writer = int(match.group(1)) if match.group(1) else 0
+            if age > STALE_TEMP_S or (age > STALE_TEMP_DEAD_WRITER_S and _process_gone(writer)):
+                os.unlink(entry.path)
+                removed += 1
+        except (OSError, ValueError):  # gone meanwhile, not ours to remove; ValueError: pid
+            continue
+    return removed
+
+
 def _write_atomic(path: Path, data: bytes) -> None:
     # through a symbolic link to the file it names (replacing the link would leave that file
     # as it was); a short temporary name, so a name near the 255-byte limit still saves
     path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".dualview-", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=TEMP_SUFFIX,
+                               dir=path.parent)
     try:
         if hasattr(os, "fchmod"):  # mkstemp makes 0600; give the file the usual permissions
             os.fchmod(fd, _file_mode(path))
@@ -341,6 +407,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+    remove_stale_temp_files(path.parent)
     try:  # make the rename itself durable (not possible on every platform)
         dir_fd = os.open(path.parent, os.O_RDONLY)
     except OSError:
@@ -353,8 +420,17 @@ def _write_atomic(path: Path, data: bytes) -> None:
         os.close(dir_fd)
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
 def session_bytes(session: Session) -> bytes:
-    return (json.dumps(session.to_dict(), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    """The session file's bytes: UTF-8 JSON, readable Chinese. A lone surrogate (it has no
+    UTF-8 form) is written as its JSON escape ``\\udXXX``: JSON's own text is ASCII outside its
+    strings, so every surrogate in the dump is inside a string, and reading the escape gives
+    back the same character. (A high and a low surrogate next to each other read back as the
+    one character they encode; a decoded file never holds such a pair.)"""
+    text = json.dumps(session.to_dict(), ensure_ascii=False, indent=2) + "\n"
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
 def write_session(path: str | os.PathLike[str], session: Session) -> None:
@@ -373,7 +449,9 @@ def autosave_path(folder: Path) -> Path:
 
 
 def mark_running(folder: Path) -> None:
-    """The app started: remove the clean-exit marker (it is written back on a normal close)."""
+    """The app started: remove the clean-exit marker (it is written back on a normal close)
+    and what killed writes left in the folder."""
+    remove_stale_temp_files(folder)
     try:
         (folder / CLEAN_EXIT_NAME).unlink()
     except FileNotFoundError:

@@ -1,4 +1,5 @@
-"""Test configuration: Qt runs offscreen; settings go to a temporary folder."""
+"""Test configuration: Qt runs offscreen with the app's bundled fonts; settings go to a
+temporary folder."""
 
 import os
 
@@ -13,21 +14,50 @@ from app.pgimport import import_pyqtgraph
 import_pyqtgraph()  # as the app does (lazy Qt mirrors): every test runs with what ships
 
 
+@pytest.fixture(scope="session")
+def qapp(qapp):
+    """pytest-qt's QApplication with the fonts the app bundles installed as the app installs
+    them (app/__main__.py's build_app), before any test makes a widget: text metrics and
+    Chinese glyphs then do not depend on the fonts this machine happens to have."""
+    from app.fonts import install_app_font
+
+    install_app_font(qapp)
+    return qapp
+
+
 @pytest.fixture(autouse=True)
 def _settings_in_tmp(tmp_path, monkeypatch):
     """Layouts and sessions never touch the real user's config."""
     monkeypatch.setenv("DUALVIEW_CONFIG_DIR", str(tmp_path / "config"))
 
 
-@pytest.fixture
-def restore_view(qapp):
-    """Put the app-wide view settings (language, theme, text size) back after a test."""
-    yield
+def _reset_view() -> None:
     from app import i18n, presentation, theme
 
-    i18n.translations().apply("en")
-    theme.apply_theme("light")
-    presentation.apply_app_font(1.0)
+    if i18n.translations().language != "en":
+        i18n.translations().apply("en")
+    theme.apply_theme("light")  # (nothing to do when it is light)
+    presentation.apply_app_font(1.0)  # (nothing to do when the font is the base one)
+
+
+@pytest.fixture(autouse=True)
+def _app_wide_view_reset():
+    """After every test that made the QApplication: English, light theme, normal text size.
+    These are app-wide (the translator, the style, the application font): a test that left
+    Chinese on made the next one's window Chinese, so the suite passed in one order only."""
+    yield
+    from PySide6.QtWidgets import QApplication
+
+    if QApplication.instance() is not None:
+        _reset_view()
+
+
+@pytest.fixture
+def restore_view(qapp):
+    """Put the app-wide view settings (language, theme, text size) back after a test (every
+    test gets this from _app_wide_view_reset; kept for the tests that ask for it by name)."""
+    yield
+    _reset_view()
 
 
 @pytest.fixture
@@ -63,3 +93,31 @@ def wait_for_text(qtbot, window, text, timeout=5000):
     qtbot.waitUntil(lambda: window.state.result is not None
                     and window.state.result.text == text
                     and window.all_panels_current(), timeout=timeout)
+
+
+def wait_stable(qtbot, probe, timeout=10_000):
+    """Wait until ``probe()`` gives the same value twice in a row with the event queue run in
+    between (a layout or a view's range has settled); return that value. For a position to
+    click at: a fixed wait passed on a fast machine and clicked beside the target on a slow one.
+    """
+    last = [object()]
+
+    def settled():
+        value = probe()
+        same = value == last[0]
+        last[0] = value
+        return same
+
+    qtbot.waitUntil(settled, timeout=timeout)
+    return last[0]
+
+
+def wait_idle(qtbot, window, timeout=10_000):
+    """Wait until the window's engine worker has nothing left to compute, then deliver what it
+    sent: any result still in flight (a stale one, a pending tour sentence's) has arrived."""
+    from PySide6.QtCore import QCoreApplication
+
+    worker = window.bridge._worker
+    if worker is not None:
+        qtbot.waitUntil(worker.idle, timeout=timeout)
+    QCoreApplication.processEvents()  # the worker's signals are queued to this thread

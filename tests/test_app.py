@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import wait_for_text
+from conftest import wait_for_text, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
@@ -101,7 +101,7 @@ def test_200_rapid_edits_show_the_last_one(make_window, qtbot):
     for text in texts:
         window.editor.set_text(text)
     wait_for_text(qtbot, window, texts[-1])
-    qtbot.wait(200)  # any stale result still in flight must be dropped, not shown
+    wait_idle(qtbot, window)  # any stale result still in flight has arrived: dropped, not shown
     result = window.state.result
     assert result.text == texts[-1]
     expected = engine.run_layer(engine.embed(engine.tokenize(texts[-1]), 16),

@@ -47,6 +47,8 @@ def test_the_first_sweep_starts_at_once_later_ones_after_their_paint(bridge, qtb
     first = ask(bridge, "the cat sat")
     qtbot.waitUntil(lambda: sweeps == [first], timeout=10_000)  # nothing painted yet: at once
     bridge.result_shown(first)
+    # (fixed waits on purpose: the bridge tells typing from a pause by the time between requests,
+    # and "the sweep does not start before the paint" is "nothing happens within 300 ms")
     time.sleep(bridge_module.SWEEP_IDLE_S + 0.05)  # a pause: not typing
     second = ask(bridge, "the cat sat down")
     qtbot.waitUntil(lambda: results[-1:] == [second], timeout=10_000)

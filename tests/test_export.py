@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from conftest import wait_stable
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QGuiApplication, QImage
 
@@ -129,9 +130,9 @@ def test_clicking_a_heatmap_cell_copies_its_exact_value(window, qtbot):
     window.state.set_step("q_proj")
     heat = window.panels["heatmapDock"]
     view = heat.view
-    qtbot.wait(50)
-    scene_point = view.plot.getViewBox().mapViewToScene(QPointF(5.5, 2.5))  # column 5, row 2
-    point = view.mapFromScene(scene_point)
+    box = view.plot.getViewBox()
+    # column 5, row 2, once the view has laid out
+    point = wait_stable(qtbot, lambda: view.mapFromScene(box.mapViewToScene(QPointF(5.5, 2.5))))
     QGuiApplication.clipboard().clear()
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
     expected = repr(float(window.state.result.trace["q_proj"][2, 5]))

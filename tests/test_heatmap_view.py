@@ -283,16 +283,18 @@ def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(qtbot, monkeypatch):
     for edit in ("12", "13", "一个很长的词"):
         labels[-1] = f"9 {edit}"
         view.set_matrix(np.zeros((10, 10)), (-1.0, 1.0), "CET-D1", labels, labels)
-        qtbot.wait(1)
-        for side in ("left", "bottom"):
-            axis = view.plot.getAxis(side)
-            assert isinstance(axis, TokenAxisItem)
-            same_as_pyqtgraph(axis)
+
+        def both_axes():
+            for side in ("left", "bottom"):
+                axis = view.plot.getAxis(side)
+                assert isinstance(axis, TokenAxisItem)
+                same_as_pyqtgraph(axis)
+
+        qtbot.waitUntil(both_axes, timeout=10_000)
     # numbered columns, some ticks outside the range shown
     view.set_matrix(np.zeros((3, 40)), (-1.0, 1.0), "CET-D1", ["a", "b", "c"])
     view.plot.getViewBox().setRange(xRange=(5, 30), padding=0)
-    qtbot.wait(1)
-    same_as_pyqtgraph(view.plot.getAxis("bottom"))
+    qtbot.waitUntil(lambda: same_as_pyqtgraph(view.plot.getAxis("bottom")), timeout=10_000)
 
 
 def test_a_token_axis_draws_its_labels_from_the_specs_with_the_recorded_pictures_pixels(qtbot):
@@ -308,22 +310,25 @@ def test_a_token_axis_draws_its_labels_from_the_specs_with_the_recorded_pictures
     qtbot.waitExposed(view)
     labels = [f"{i} {t}" for i, t in enumerate(["我", "爱", "北京", "天安门", "第", "12"])]
     view.set_matrix(np.zeros((6, 6)), (-1.0, 1.0), "CET-D1", labels, labels)
-    qtbot.wait(20)
-    for side in ("left", "bottom"):
-        axis = view.plot.getAxis(side)
-        fast = axis.make_picture()
-        # (recording the labels' drawText into a QPicture cost as much as drawing them)
-        assert not isinstance(fast, QPicture)
-        images = []
-        for picture in (fast, FastAxisItem.make_picture(axis)):
-            image = QImage(600, 400, QImage.Format.Format_ARGB32_Premultiplied)
-            image.fill(Qt.GlobalColor.white)
-            painter = QPainter(image)
-            painter.setTransform(axis.sceneTransform())
-            picture.play(painter)
-            painter.end()
-            images.append(image)
-        assert images[0] == images[1]
-        blank = QImage(images[0])
-        blank.fill(Qt.GlobalColor.white)
-        assert images[0] != blank  # the labels are there
+
+    def drawn():
+        for side in ("left", "bottom"):
+            axis = view.plot.getAxis(side)
+            fast = axis.make_picture()
+            # (recording the labels' drawText into a QPicture cost as much as drawing them)
+            assert not isinstance(fast, QPicture)
+            images = []
+            for picture in (fast, FastAxisItem.make_picture(axis)):
+                image = QImage(600, 400, QImage.Format.Format_ARGB32_Premultiplied)
+                image.fill(Qt.GlobalColor.white)
+                painter = QPainter(image)
+                painter.setTransform(axis.sceneTransform())
+                picture.play(painter)
+                painter.end()
+                images.append(image)
+            assert images[0] == images[1]
+            blank = QImage(images[0])
+            blank.fill(Qt.GlobalColor.white)
+            assert images[0] != blank  # the labels are there
+
+    qtbot.waitUntil(drawn, timeout=10_000)

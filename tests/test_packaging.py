@@ -285,6 +285,8 @@ def _no_network_prefix() -> list[str]:
     pytest.fail("cannot cut the network: `unshare -n` (root) and `unshare -rn` both failed")
 
 
+# one worker builds the bundle once (pytest -n 2: --dist loadgroup in pyproject)
+@pytest.mark.xdist_group("bundle")
 def test_bundle_contents(built):
     bundle = Path(built["bundle"])
     internal = bundle / "_internal"
@@ -325,6 +327,8 @@ def test_bundle_contents(built):
         assert tar.getmember("dualview/_internal/resources/fonts/wqy-microhei.ttc").size > 4e6
 
 
+# one worker builds the bundle once (pytest -n 2: --dist loadgroup in pyproject)
+@pytest.mark.xdist_group("bundle")
 def test_bundle_selftest_offline_without_fonts_writes_the_window(built, tmp_path, qapp):
     from PySide6.QtGui import QImage
 

@@ -6,6 +6,7 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from conftest import wait_stable
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor
 
@@ -176,13 +177,14 @@ def test_hovering_and_clicking_a_node(make_window, qtbot):
     window = make_window(sync=True, text=TEXT)
     panel = window.panels["attentionDock"]
     window.state.set_query(4)
-    qtbot.wait(50)  # let the view lay out before mapping positions
+    # the nodes' positions once the view has laid out (a click maps them to the widget)
+    one, six = wait_stable(qtbot, lambda: (node_pos(panel, 1), node_pos(panel, 6)))
     probs = window.state.result.trace["attn_probs"][window.state.head, 4]
-    qtbot.mouseMove(panel.graph.viewport(), node_pos(panel, 1))
+    qtbot.mouseMove(panel.graph.viewport(), one)
     qtbot.waitUntil(lambda: format_weight(probs[1]) in panel.readout.text())
     assert "爱" in panel.readout.text()
     qtbot.mouseClick(panel.graph.viewport(), Qt.MouseButton.LeftButton,
-                     pos=QPoint(node_pos(panel, 6)))
+                     pos=QPoint(six))
     assert window.state.query == 6
 
 
@@ -417,15 +419,17 @@ def test_the_caption_stays_clear_of_the_graph_at_1366_by_768(make_window, qtbot,
         window.start_tour(0)
     panel = window.panels["attentionDock"]
     qtbot.waitUntil(lambda: panel.isVisible() and panel.is_current)
-    qtbot.wait(100)
 
-    def rect(widget):
-        return widget.geometry().translated(widget.parentWidget().mapTo(panel, QPoint(0, 0)))
+    def clear():
+        def rect(widget):
+            return widget.geometry().translated(widget.parentWidget().mapTo(panel, QPoint(0, 0)))
 
-    graph, caption, readout = rect(panel.graph), rect(panel.caption), rect(panel.readout)
-    assert graph.height() >= panel.graph.minimumHeight() >= 160
-    assert not graph.intersects(caption) and not caption.intersects(readout)
-    assert caption.height() >= panel.caption.heightForWidth(caption.width())  # all of it
+        graph, caption, readout = rect(panel.graph), rect(panel.caption), rect(panel.readout)
+        assert graph.height() >= panel.graph.minimumHeight() >= 160
+        assert not graph.intersects(caption) and not caption.intersects(readout)
+        assert caption.height() >= panel.caption.heightForWidth(caption.width())  # all of it
+
+    qtbot.waitUntil(clear, timeout=10_000)
     assert "H = 1.5332" in panel.caption.text().replace("熵 ", "")
     if not panel.caption_key_shown:
         assert "√" in panel.caption.toolTip()  # the colour key, a hover away

@@ -439,11 +439,14 @@ def test_the_verdict_is_never_cut_at_classroom_sizes(make_window, qtbot, size, l
     window.apply_default_layout()
     panel = _edit(window, "我爱北京天安门", "我爱北京天安们")
     qtbot.waitUntil(lambda: panel.verdict.isVisible() and panel.compact)
-    qtbot.wait(50)
-    verdict = panel.verdict
-    assert verdict.height() >= verdict.heightForWidth(verdict.width()), (
-        verdict.size(), verdict.heightForWidth(verdict.width()))
-    assert "= 0" in panel.verdict_plain
+
+    def whole():
+        verdict = panel.verdict
+        assert verdict.height() >= verdict.heightForWidth(verdict.width()), (
+            verdict.size(), verdict.heightForWidth(verdict.width()))
+        assert "= 0" in panel.verdict_plain
+
+    qtbot.waitUntil(whole, timeout=10_000)
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

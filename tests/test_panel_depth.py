@@ -5,6 +5,7 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from conftest import wait_stable
 from PySide6.QtCore import QPointF, Qt
 
 import app.bridge
@@ -418,8 +419,9 @@ def test_a_short_narrow_panel_shows_one_readable_small_plot_beside_u_t(make_wind
     qtbot.waitUntil(lambda: panel.conv_box.isVisible() and not panel.norm_plot.isVisible())
     qtbot.waitUntil(lambda: panel.conv_caption_box.isVisible())
     qtbot.waitUntil(lambda: panel.conv_plot.height() >= readable)
-    qtbot.wait(50)
-    assert panel.compact  # showing its caption did not flip the mode back
+    # once the layout has settled, showing its caption did not flip the mode back
+    wait_stable(qtbot, lambda: (panel.compact, panel.size(), panel.conv_plot.size()))
+    assert panel.compact
     dock.resize(700, 700)  # tall: both stacked again, each readable, and the caption
     qtbot.waitUntil(lambda: not panel.compact and panel.norm_plot.isVisible()
                     and panel.conv_box.isVisible() and panel.conv_caption_box.isVisible())
@@ -437,10 +439,13 @@ def test_every_small_plot_stands_readable_at_1366_by_768_with_the_tour(make_wind
     window.start_tour(0)
     panel = _depth(window)
     qtbot.waitUntil(lambda: window.tour_dock.isVisible() and panel.isVisible())
-    qtbot.wait(50)
-    for plot in (panel.norm_plot, panel.conv_plot):
-        if plot.isVisible():
-            assert plot.height() >= 100, (plot.objectName(), plot.height())
+
+    def readable():
+        for plot in (panel.norm_plot, panel.conv_plot):
+            if plot.isVisible():
+                assert plot.height() >= 100, (plot.objectName(), plot.height())
+
+    qtbot.waitUntil(readable, timeout=10_000)
     window.start_tour(next(i for i, s in enumerate(STOPS) if s.key == "convergence"))
     qtbot.waitUntil(lambda: panel.conv_plot.isVisible() and panel.conv_caption_box.isVisible())
     window.start_tour(next(i for i, s in enumerate(STOPS) if s.key == "norm-curves"))
@@ -550,20 +555,27 @@ def test_the_convergence_plot_labels_stand_apart_and_inside(make_window, qtbot, 
     window.apply_default_layout()
     panel = _depth(window)
     qtbot.waitUntil(lambda: panel.conv_plot.isVisible() and panel.layer_marker.data.size)
-    qtbot.wait(50)
-    plot = panel.conv_plot
-    axis = plot.getAxis("bottom")
-    ticks = [value for value, _text in axis._tickLevels[0]]
-    box = plot.getViewBox()
-    font = QFontMetrics(axis.style.get("tickFont") or axis.font())
-    xs = [box.mapViewToScene(QPointF(value, 0)).x() for value in ticks]
-    widths = [font.horizontalAdvance(text) for _value, text in axis._tickLevels[0]]
-    for (x0, w0), (x1, w1) in pairwise(zip(xs, widths, strict=True)):
-        assert x1 - x0 >= (w0 + w1) / 2 + 4, (axis._tickLevels[0], x0, x1)
-    if size == (1600, 1000):
-        assert len(ticks) == 7 and panel.layer_text.textItem.toPlainText().startswith("the")
-    label = panel.layer_text.mapRectToScene(panel.layer_text.boundingRect())
-    assert box.sceneBoundingRect().contains(label.topRight()), (label, box.sceneBoundingRect())
+
+    def apart():
+        plot = panel.conv_plot
+        axis = plot.getAxis("bottom")
+        box = plot.getViewBox()
+        # mapping through a view whose transform is out of date updates it, and the panel
+        # sets new ticks on that signal: bring it up to date before reading the ticks
+        box.childTransform()
+        levels = list(axis._tickLevels[0])
+        ticks = [value for value, _text in levels]
+        font = QFontMetrics(axis.style.get("tickFont") or axis.font())
+        xs = [box.mapViewToScene(QPointF(value, 0)).x() for value in ticks]
+        widths = [font.horizontalAdvance(text) for _value, text in levels]
+        for (x0, w0), (x1, w1) in pairwise(zip(xs, widths, strict=True)):
+            assert x1 - x0 >= (w0 + w1) / 2 + 4, (levels, x0, x1)
+        if size == (1600, 1000):
+            assert len(ticks) == 7 and panel.layer_text.textItem.toPlainText().startswith("the")
+        label = panel.layer_text.mapRectToScene(panel.layer_text.boundingRect())
+        assert box.sceneBoundingRect().contains(label.topRight()), (label, box.sceneBoundingRect())
+
+    qtbot.waitUntil(apart, timeout=10_000)
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -607,11 +619,14 @@ def test_the_sub_step_labels_sit_above_every_curve(make_window, qtbot, size):
     """A fixed 15 % headroom let the top curve run through "MLP" in a 100 px plot ("MI P")."""
     window = make_window(sync=True, text="我爱北京天安门")
     window.resize(*size)
-    qtbot.wait(100)
-    panel = _depth(window)
-    view = panel.norm_plot.getViewBox()
-    top = float(np.max(panel._norms))
-    for t in (0.25, 0.75):  # where the two labels stand
-        highest = view.mapViewToScene(QPointF(t, top)).y()
-        for label in (panel.attn_text, panel.mlp_text):
-            assert label.sceneBoundingRect().bottom() <= highest, (label.toPlainText(), size)
+
+    def above():
+        panel = _depth(window)
+        view = panel.norm_plot.getViewBox()
+        top = float(np.max(panel._norms))
+        for t in (0.25, 0.75):  # where the two labels stand
+            highest = view.mapViewToScene(QPointF(t, top)).y()
+            for label in (panel.attn_text, panel.mlp_text):
+                assert label.sceneBoundingRect().bottom() <= highest, (label.toPlainText(), size)
+
+    qtbot.waitUntil(above, timeout=10_000)

@@ -348,14 +348,17 @@ def test_temperature_tau_one_and_sqrt_d_labels_stand_apart(make_window, qtbot, s
     dock.resize(*size)
     view = panel.curve_plot.getViewBox()
     qtbot.waitUntil(lambda: dock.isFloating() and abs(dock.height() - size[1]) < 5)
-    qtbot.wait(50)
-    one = panel.one_line.label.sceneBoundingRect()
-    sqrt = panel.sqrt_line.label.sceneBoundingRect()
-    frame = view.sceneBoundingRect()
-    assert frame.contains(one) and frame.contains(sqrt)
-    assert not one.intersects(sqrt)
-    assert sqrt.top() >= one.bottom() - 1  # one line lower: two labels, not one
-    assert panel.sqrt_line.label.fill.color().alpha() > 0
+
+    def apart():
+        one = panel.one_line.label.sceneBoundingRect()
+        sqrt = panel.sqrt_line.label.sceneBoundingRect()
+        frame = view.sceneBoundingRect()
+        assert frame.contains(one) and frame.contains(sqrt)
+        assert not one.intersects(sqrt)
+        assert sqrt.top() >= one.bottom() - 1  # one line lower: two labels, not one
+        assert panel.sqrt_line.label.fill.color().alpha() > 0
+
+    qtbot.waitUntil(apart, timeout=10_000)
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -370,20 +373,23 @@ def test_temperature_plots_stand_side_by_side_at_1366_by_768(make_window, qtbot,
     panel = show(window, qtbot, "lensTemperatureDock")
     view = panel.curve_plot.getViewBox()
     qtbot.waitUntil(lambda: view.height() >= 100, timeout=3000)
-    qtbot.wait(50)
-    assert panel.side_by_side
-    assert panel.entropy_plot.getViewBox().height() >= 100
-    one = panel.one_line.label.sceneBoundingRect()
-    sqrt = panel.sqrt_line.label.sceneBoundingRect()
-    frame = view.sceneBoundingRect()
-    assert frame.contains(one) and frame.contains(sqrt)
-    assert not one.intersects(sqrt)
-    for plot in (panel.entropy_plot, panel.curve_plot):  # not wider than its column (cut)
-        assert plot.getPlotItem().geometry().width() <= plot.width(), plot
-        assert plot.width() >= 150
-    columns = [panel.view, panel.entropy_plot, panel.curve_plot]
-    rects = [w.geometry() for w in columns]
-    assert all(not a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+
+    def side_by_side():
+        assert panel.side_by_side
+        assert panel.entropy_plot.getViewBox().height() >= 100
+        one = panel.one_line.label.sceneBoundingRect()
+        sqrt = panel.sqrt_line.label.sceneBoundingRect()
+        frame = view.sceneBoundingRect()
+        assert frame.contains(one) and frame.contains(sqrt)
+        assert not one.intersects(sqrt)
+        for plot in (panel.entropy_plot, panel.curve_plot):  # not wider than its column (cut)
+            assert plot.getPlotItem().geometry().width() <= plot.width(), plot
+            assert plot.width() >= 150
+        columns = [panel.view, panel.entropy_plot, panel.curve_plot]
+        rects = [w.geometry() for w in columns]
+        assert all(not a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+
+    qtbot.waitUntil(side_by_side, timeout=10_000)
     dock = window.docks["lensTemperatureDock"]
     dock.setFloating(True)
     dock.resize(700, 900)  # tall: the plots stack beside the heatmap again
@@ -408,20 +414,23 @@ def test_splitting_titles_stay_clear_of_the_tiles_at_1366_by_768(make_window, qt
     if tour:
         window.start_tour(0)
     panel = show(window, qtbot, "lensSplittingDock")
-    qtbot.wait(100)
-    view = panel.canvas.getViewBox().sceneBoundingRect()
-    titles = [panel.cells[name][0].mapRectToScene(panel.cells[name][0].boundingRect())
-              for name in CELL_NAMES]
-    tiles = [panel._frames[name].mapRectToScene(panel._frames[name].rect())
-             for name in CELL_NAMES]
-    assert all(tile.height() >= 10 for tile in tiles)
-    for i, title in enumerate(titles):
-        assert view.contains(title.adjusted(1, 1, -1, -1)), (CELL_NAMES[i], title, view)
-        for j, tile in enumerate(tiles):
-            assert not title.intersects(tile.adjusted(1, 1, -1, -1)), (CELL_NAMES[i],
-                                                                       CELL_NAMES[j])
-        for other in titles[i + 1:]:
-            assert not title.intersects(other)
+
+    def clear():
+        view = panel.canvas.getViewBox().sceneBoundingRect()
+        titles = [panel.cells[name][0].mapRectToScene(panel.cells[name][0].boundingRect())
+                  for name in CELL_NAMES]
+        tiles = [panel._frames[name].mapRectToScene(panel._frames[name].rect())
+                 for name in CELL_NAMES]
+        assert all(tile.height() >= 10 for tile in tiles)
+        for i, title in enumerate(titles):
+            assert view.contains(title.adjusted(1, 1, -1, -1)), (CELL_NAMES[i], title, view)
+            for j, tile in enumerate(tiles):
+                assert not title.intersects(tile.adjusted(1, 1, -1, -1)), (CELL_NAMES[i],
+                                                                           CELL_NAMES[j])
+            for other in titles[i + 1:]:
+                assert not title.intersects(other)
+
+    qtbot.waitUntil(clear, timeout=10_000)
 
 
 def test_splitting_tiles_have_colour_bars_and_an_all_zero_difference_says_so(make_window,
@@ -753,18 +762,21 @@ def test_projection_labels_and_key_never_cover_each_other_or_the_points(make_win
     window.apply_default_layout()
     panel = show(window, qtbot, "lensProjectionDock")
     panel.set_v((2.0, 0.4, 1.2))
-    qtbot.wait(100)
-    side = panel.side
-    shown = [key for key in LABEL_PRIORITY if side.labels[key].isVisible()]
-    assert shown[0] == "ln"
-    rects = [side.label_rect(key) for key in shown]
-    for i, rect in enumerate(rects):
-        assert not any(rect.intersects(other) for other in rects[i + 1:]), shown
-    if size == (1600, 1000):  # room for every label
-        assert shown == ["ln", "rms", "anti"]
-    top = panel.top
-    key = top.key.sceneBoundingRect()
-    box = top.getViewBox()
-    xs, ys = top.points.getData()
-    for x, y in zip(xs, ys, strict=True):
-        assert not key.contains(box.mapViewToScene(QPointF(x, y))), (x, y, key)
+
+    def apart():
+        side = panel.side
+        shown = [key for key in LABEL_PRIORITY if side.labels[key].isVisible()]
+        assert shown[0] == "ln"
+        rects = [side.label_rect(key) for key in shown]
+        for i, rect in enumerate(rects):
+            assert not any(rect.intersects(other) for other in rects[i + 1:]), shown
+        if size == (1600, 1000):  # room for every label
+            assert shown == ["ln", "rms", "anti"]
+        top = panel.top
+        key = top.key.sceneBoundingRect()
+        box = top.getViewBox()
+        xs, ys = top.points.getData()
+        for x, y in zip(xs, ys, strict=True):
+            assert not key.contains(box.mapViewToScene(QPointF(x, y))), (x, y, key)
+
+    qtbot.waitUntil(apart, timeout=10_000)

@@ -219,14 +219,17 @@ def test_every_number_of_the_table_is_shown_whole_at_1366_by_768(make_window, qt
     window.apply_default_layout()
     panel = window.panels["normDock"]
     qtbot.waitUntil(lambda: abs(window.docks["normDock"].width() - 0.26 * 1366) < 20)
-    qtbot.wait(50)
-    assert "0.9999997" in [text for row in table(panel) for text in row]
-    assert _cut_cells(panel) == []
-    # ... and without scrolling: the columns fit the table at this size
-    t = panel.table
-    assert t.verticalHeader().width() + sum(t.columnWidth(c) for c in range(3)) \
-        <= t.width() - 2 * t.frameWidth()
-    assert t.horizontalScrollBar().maximum() == 0
+
+    def whole():
+        assert "0.9999997" in [text for row in table(panel) for text in row]
+        assert _cut_cells(panel) == []
+        # ... and without scrolling: the columns fit the table at this size
+        t = panel.table
+        assert t.verticalHeader().width() + sum(t.columnWidth(c) for c in range(3)) \
+            <= t.width() - 2 * t.frameWidth()
+        assert t.horizontalScrollBar().maximum() == 0
+
+    qtbot.waitUntil(whole, timeout=10_000)
 
 
 def _panel_in_default_layout(make_window, qtbot, size, language):
@@ -235,7 +238,6 @@ def _panel_in_default_layout(make_window, qtbot, size, language):
     window.resize(*size)
     window.apply_default_layout()
     qtbot.waitUntil(lambda: abs(window.docks["normDock"].width() - 0.26 * size[0]) < 20)
-    qtbot.wait(50)
     return window.panels["normDock"]
 
 
@@ -246,10 +248,14 @@ def test_the_colour_key_reads_on_one_line_in_a_classroom_window(make_window, qtb
     and 'RMSNorm(v)' at the start of the next: the box now goes under a key that would wrap,
     and a swatch is tied to its name."""
     panel = _panel_in_default_layout(make_window, qtbot, size, language)
-    line = panel.legend.fontMetrics().lineSpacing()
-    assert panel.legend.height() < 2 * line
-    assert panel.show_layer.geometry().top() >= panel.legend.geometry().bottom()
-    assert panel.legend.text().count("■</span>&nbsp;") == 3
+
+    def one_line():
+        line = panel.legend.fontMetrics().lineSpacing()
+        assert panel.legend.height() < 2 * line
+        assert panel.show_layer.geometry().top() >= panel.legend.geometry().bottom()
+        assert panel.legend.text().count("■</span>&nbsp;") == 3
+
+    qtbot.waitUntil(one_line, timeout=10_000)
 
 
 @pytest.mark.parametrize(("size", "language"), [((1366, 768), "en"), ((1366, 768), "zh"),
@@ -261,14 +267,18 @@ def test_the_projection_reading_shows_without_scrolling(make_window, qtbot, size
     saw it only after scrolling the panel. Now it shows whole with the panel scrolled to the
     top, and the chart still starts on screen."""
     panel = _panel_in_default_layout(make_window, qtbot, size, language)
-    viewport = panel._scroll.viewport()
-    assert panel._scroll.verticalScrollBar().value() == 0
-    top = panel.proj_title.mapTo(viewport, panel.proj_title.rect().topLeft()).y()
-    bottom = panel.centred_text.mapTo(viewport, panel.centred_text.rect().bottomLeft()).y()
-    assert panel.centred_text.text() and panel.proj_title.isVisible()
-    assert 0 <= top < bottom < viewport.height(), (top, bottom, viewport.height())
-    chart = panel.graph.mapTo(viewport, panel.graph.rect().topLeft()).y()
-    assert 0 <= chart < viewport.height() - 40
+
+    def shown():
+        viewport = panel._scroll.viewport()
+        assert panel._scroll.verticalScrollBar().value() == 0
+        top = panel.proj_title.mapTo(viewport, panel.proj_title.rect().topLeft()).y()
+        bottom = panel.centred_text.mapTo(viewport, panel.centred_text.rect().bottomLeft()).y()
+        assert panel.centred_text.text() and panel.proj_title.isVisible()
+        assert 0 <= top < bottom < viewport.height(), (top, bottom, viewport.height())
+        chart = panel.graph.mapTo(viewport, panel.graph.rect().topLeft()).y()
+        assert 0 <= chart < viewport.height() - 40
+
+    qtbot.waitUntil(shown, timeout=10_000)
 
 
 def test_a_narrow_dock_scrolls_instead_of_cutting_a_number(make_window, qtbot):
@@ -280,17 +290,20 @@ def test_a_narrow_dock_scrolls_instead_of_cutting_a_number(make_window, qtbot):
     dock.setFloating(True)
     dock.resize(200, 600)
     qtbot.waitUntil(lambda: dock.width() < 240)
-    qtbot.wait(50)
-    assert _cut_cells(panel) == []
     t = panel.table
-    table_scrolls = t.horizontalScrollBar().maximum() > 0
-    assert table_scrolls == t.horizontalScrollBar().isVisible()
-    if not table_scrolls:
-        assert t.verticalHeader().width() + sum(t.columnWidth(c) for c in range(3)) \
-            <= t.width() - 2 * t.frameWidth()
-    right = t.mapTo(panel._scroll.viewport(), t.rect().topRight()).x()
-    if right > panel._scroll.viewport().width():  # the panel shows the rest on a scroll
-        assert panel._scroll.horizontalScrollBar().isVisible()
+
+    def whole():
+        assert _cut_cells(panel) == []
+        table_scrolls = t.horizontalScrollBar().maximum() > 0
+        assert table_scrolls == t.horizontalScrollBar().isVisible()
+        if not table_scrolls:
+            assert t.verticalHeader().width() + sum(t.columnWidth(c) for c in range(3)) \
+                <= t.width() - 2 * t.frameWidth()
+        right = t.mapTo(panel._scroll.viewport(), t.rect().topRight()).x()
+        if right > panel._scroll.viewport().width():  # the panel shows the rest on a scroll
+            assert panel._scroll.horizontalScrollBar().isVisible()
+
+    qtbot.waitUntil(whole, timeout=10_000)
     dock.resize(700, 600)  # room again: no scroll bar, every column whole
     qtbot.waitUntil(lambda: t.horizontalScrollBar().maximum() == 0
                     and not panel._scroll.horizontalScrollBar().isVisible())
@@ -307,8 +320,7 @@ def test_the_fitted_table_follows_a_larger_text_size(make_window, qtbot, restore
     before = panel.table.font().pointSizeF()
     window.scale_text(1.25)
     qtbot.waitUntil(lambda: panel.table.font().pointSizeF() > before)
-    qtbot.wait(50)
-    assert _cut_cells(panel) == []
+    qtbot.waitUntil(lambda: _cut_cells(panel) == [], timeout=10_000)
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -325,12 +337,15 @@ def test_the_controls_wrap_before_the_panel_scrolls_with_the_tour_open(make_wind
     viewport = panel._scroll.viewport()
     qtbot.waitUntil(lambda: window.tour_dock.isVisible() and viewport.width() < 300)
     qtbot.waitUntil(lambda: panel._content.width() <= viewport.width())
-    qtbot.wait(50)
-    assert not panel._scroll.horizontalScrollBar().isVisible()
-    for widget in (panel.identity, panel.point_box, panel.show_layer, panel.token_box):
-        right = widget.mapTo(viewport, widget.rect().topRight()).x()
-        assert right <= viewport.width(), widget.objectName()
-    assert panel.point_box.geometry().top() >= panel.token_box.geometry().bottom()
+
+    def fits():
+        assert not panel._scroll.horizontalScrollBar().isVisible()
+        for widget in (panel.identity, panel.point_box, panel.show_layer, panel.token_box):
+            right = widget.mapTo(viewport, widget.rect().topRight()).x()
+            assert right <= viewport.width(), widget.objectName()
+        assert panel.point_box.geometry().top() >= panel.token_box.geometry().bottom()
+
+    qtbot.waitUntil(fits, timeout=10_000)
     dock = window.docks["normDock"]
     dock.setFloating(True)
     dock.resize(700, 700)  # wide: one row each

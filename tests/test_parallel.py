@@ -300,9 +300,22 @@ def test_a_cancel_in_the_calling_thread_does_not_wait_for_the_other_shares(split
 
     caller = threading.get_ident()
 
+    waiting_when_cancelled = []
+
+    def caller_waits_for_the_other_share():
+        frame = sys._current_frames().get(caller)
+        while frame is not None:
+            if frame.f_code is parallel._wait.__code__:
+                return True
+            frame = frame.f_back
+        return False
+
     def cancel_soon():
         other_started.wait(30)
-        time.sleep(0.1)  # the caller is waiting for the other share by now
+        deadline = time.monotonic() + 30
+        while not caller_waits_for_the_other_share() and time.monotonic() < deadline:
+            time.sleep(0.001)  # (a fixed nap of 0.1 s cancelled a slow machine's caller early)
+        waiting_when_cancelled.append(caller_waits_for_the_other_share())
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(caller),
                                                    ctypes.py_object(Cancel))
 
@@ -312,6 +325,7 @@ def test_a_cancel_in_the_calling_thread_does_not_wait_for_the_other_shares(split
         with pytest.raises(Cancel):
             parallel.run([own_share, other_share])
         assert not other_done.is_set()  # raised while the other share still ran
+        assert waiting_when_cancelled == [True]
     finally:
         release.set()
         canceller.join()
@@ -323,7 +337,7 @@ def test_a_task_error_still_waits_for_the_other_shares(split_everything):
     other_done = threading.Event()
 
     def other_share():
-        time.sleep(0.2)
+        time.sleep(0.2)  # a fixed wait is the point: a share still running when the other fails
         other_done.set()
 
     def own_share():

@@ -97,13 +97,16 @@ def test_a_small_screen_shows_one_dock_per_column_in_presentation(make_window, q
     window.presentation_action.trigger()
     qtbot.waitUntil(lambda: not any(dock.visibleRegion().isEmpty() for dock in lower + upper))
     assert all(window.tabifiedDockWidgets(top) == [] for top in upper)
-    qtbot.wait(100)
-    assert window.tour.running and window.tour_dock.isVisible()
-    shown_tabs = [{bar.tabText(i) for i in range(bar.count())}
-                  for bar in window.findChildren(QTabBar)
-                  if bar.isVisible() and window.rect().intersects(bar.geometry())]
-    for top in upper:  # no tab bar of the stacked columns is left over the panels
-        assert not any(top.windowTitle() in tabs for tabs in shown_tabs), shown_tabs
+
+    def no_stale_bar():
+        assert window.tour.running and window.tour_dock.isVisible()
+        shown_tabs = [{bar.tabText(i) for i in range(bar.count())}
+                      for bar in window.findChildren(QTabBar)
+                      if bar.isVisible() and window.rect().intersects(bar.geometry())]
+        for top in upper:  # no tab bar of the stacked columns is left over the panels
+            assert not any(top.windowTitle() in tabs for tabs in shown_tabs), shown_tabs
+
+    qtbot.waitUntil(no_stale_bar, timeout=10_000)
 
 
 
@@ -176,9 +179,12 @@ def test_tab_titles_are_readable_in_presentation_on_a_small_screen(make_window, 
     assert window.size().toTuple() == size
     for language in ("en", "zh", "en"):  # switched in presentation mode: new titles
         window.set_language(language)
-        qtbot.wait(200)  # the titles, the tab bars' layout, then the columns' widths
-        assert not elided_tab_titles(window), (language, elided_tab_titles(window))
-        assert window.size().toTuple() == size
+
+        def whole(language=language):  # the titles, the tab bars' layout, then the columns' widths
+            assert not elided_tab_titles(window), (language, elided_tab_titles(window))
+            assert window.size().toTuple() == size
+
+        qtbot.waitUntil(whole, timeout=10_000)
 
 
 @pytest.mark.parametrize("tour_first", [False, True])
@@ -199,12 +205,15 @@ def test_the_tour_stays_on_a_1024_by_768_projector_in_presentation(make_window, 
         window.start_tour(2)
     below = Qt.DockWidgetArea.BottomDockWidgetArea
     qtbot.waitUntil(lambda: window.dockWidgetArea(window.tour_dock) == below)
-    qtbot.wait(100)
-    assert window.size().toTuple() == size
-    next_button = window.tour_panel.findChild(QPushButton, "tourNext")
-    corner = next_button.mapTo(window, next_button.rect().bottomRight())
-    assert next_button.isVisible() and window.rect().contains(corner), corner
-    assert not elided_tab_titles(window)
+
+    def on_screen():
+        assert window.size().toTuple() == size
+        next_button = window.tour_panel.findChild(QPushButton, "tourNext")
+        corner = next_button.mapTo(window, next_button.rect().bottomRight())
+        assert next_button.isVisible() and window.rect().contains(corner), corner
+        assert not elided_tab_titles(window)
+
+    qtbot.waitUntil(on_screen, timeout=10_000)
     monkeypatch.setattr(window, "showNormal", lambda: window.resize(1600, 1000))
     window.presentation_action.trigger()
     beside = Qt.DockWidgetArea.RightDockWidgetArea

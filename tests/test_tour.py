@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import wait_for_text
+from conftest import wait_for_text, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -222,11 +222,12 @@ def test_a_pending_tour_sentence_never_replaces_what_the_person_types(make_windo
     window.editor.line.clear()
     qtbot.keyClicks(window.editor.line, "hello class")
     wait_for_text(qtbot, window, "hello class")
-    qtbot.wait(300)  # every result in flight has arrived
+    wait_idle(qtbot, window)  # every result in flight has arrived
     assert window.editor.text() == "hello class"
     window.start_tour(keys.index("causal-setup"))  # mask back on: its sentence waits again
     qtbot.keyClicks(window.editor.line, "!")  # and the person types before it came
-    qtbot.wait(300)
+    wait_for_text(qtbot, window, "hello class!")
+    wait_idle(qtbot, window)
     assert window.editor.text() == "hello class!"
 
 
