@@ -36,7 +36,10 @@ def piece_text(piece: Piece, token_id: int) -> str:
         text = piece.data.decode("utf-8")
     except UnicodeDecodeError:  # part of a character: its bytes
         return "‹" + " ".join(f"{b:02x}" for b in piece.data) + "›"
-    return text.translate(_VISIBLE)
+    shown = text.translate(_VISIBLE)
+    if not shown.isprintable():  # a control character (U+0007) draws as an empty box
+        return "‹" + " ".join(f"{b:02x}" for b in piece.data) + "›"
+    return shown
 
 
 def shown_pieces(model: Qwen3Model, ids: list[int]) -> list[ShownPiece]:
