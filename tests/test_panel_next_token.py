@@ -151,3 +151,24 @@ def test_without_a_model_the_panel_says_how_to_open_one(panel, tiny):
     assert widget.top_ids == [] and not widget.append_button.isEnabled()
     deliver(widget.state, model_result(tiny, request_id=2))
     assert widget.pages.currentIndex() == 1 and len(widget.top_ids) == TOP
+
+
+def test_the_model_docks_are_registered_hidden_and_say_open_a_model_with_the_toy_layer(
+        make_window, qtbot):
+    from app.docks import DOCKS, MODEL_DOCKS
+
+    specs = {spec.object_name: spec for spec in DOCKS}
+    assert MODEL_DOCKS == ("nextTokenDock", "throughDepthDock")
+    window = make_window(sync=True, text="a b c")
+    for name in MODEL_DOCKS:
+        assert specs[name].visible is False
+        dock = window.docks[name]
+        assert not dock.isVisible()
+        assert dock.toggleViewAction() in window.view_menu.actions()
+        dock.show()
+        dock.raise_()
+        panel = window.panels[name]
+        qtbot.waitUntil(lambda p=panel: p.isVisible() and p.is_current, timeout=5000)
+        assert panel.pages.currentIndex() == 0  # the toy layer: no model to predict with
+        assert "Open a model" in panel.note.text()
+    assert window.docks["nextTokenDock"].windowTitle() == "Next token"
