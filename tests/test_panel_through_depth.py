@@ -114,3 +114,27 @@ def test_without_a_model_the_panel_says_how_to_open_one(widget, tiny):
     assert widget.lens is None
     deliver(widget.state, model_result(tiny, request_id=2))
     assert widget.pages.currentIndex() == 1 and widget.lens is not None
+
+
+def test_a_large_models_logit_lens_runs_on_the_worker_and_the_newest_wins(widget, tiny, qtbot,
+                                                                         monkeypatch):
+    import app.panels.through_depth as module
+
+    monkeypatch.setattr(module, "SYNC_WORK", 0)  # every model counts as large
+    first = model_result(tiny, request_id=1)
+    deliver(widget.state, first)
+    second = model_result(tiny, TEXT + " a", request_id=2)
+    deliver(widget.state, second)
+    assert widget.worker_lenses == 2
+    # meanwhile (no event processed yet): the norms are drawn, the table says it computes
+    assert widget.lens is None and "computing" in widget.lens_title.text()
+    assert widget.view.data.shape[1] == len(second.tokens)
+    qtbot.waitUntil(lambda: widget.lens is not None, timeout=10000)
+    # the lens drawn is the current run's, never the first one's arriving late
+    expected = logit_lens(tiny, second.model_run, top=LENS_TOP)
+    assert np.array_equal(widget.lens.ids, expected.ids)
+    assert np.array_equal(widget.lens.probs, expected.probs)
+    qtbot.wait(200)
+    assert np.array_equal(widget.lens.ids, expected.ids)
+    assert widget.table.rowCount() == tiny.num_layers + 1
+    assert "computing" not in widget.lens_title.text()

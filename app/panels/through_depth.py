@@ -6,13 +6,18 @@ Below: the logit lens for the last position (engine.logit_lens): each state read
 the final RMSNorm and the LM head, its five most probable tokens. The numbers are exact float64;
 reading an intermediate layer through the final head is an interpretation, badged as such.
 The layer shown in the other panels is marked in both.
+
+The logit lens is (layers + 1) x hidden x vocab multiply-adds: ~4.5 G for Qwen3-0.6B (~0.8 s
+on one core), too long for the UI thread on every keystroke. Above :data:`SYNC_WORK` it runs on
+a latest-wins worker of the panel's own, and the table says it is computing meanwhile; the
+tiny test checkpoints compute inline.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,11 +35,13 @@ from PySide6.QtWidgets import (
 from app import palettes, theme
 from app.compute import Result
 from app.panels.lens_base import LensHeader, LensPanel, badge_tip, pick
+from app.scheduler import LatestWinsWorker
 from app.state import AppState
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.heatmap import HeatmapView
-from app.widgets.piece_text import shown_pieces
+from app.widgets.piece_text import ShownPiece, shown_pieces
 from engine.logit_lens import LogitLens, logit_lens
+from engine.model import ModelRun, Qwen3Model
 
 #: Tokens per logit-lens row.
 LENS_TOP = 5
@@ -43,6 +50,8 @@ SHOWN_TINT = QColor(255, 190, 60, 90)
 SPECIAL_TINT = QColor(150, 110, 200, 60)
 #: The outline around the shown layer's row of the heatmap.
 MARK_COLOUR = QColor(230, 120, 0)
+#: Multiply-adds of a logit lens computed on the UI thread (~10 ms); more go to the worker.
+SYNC_WORK = 50_000_000
 
 
 def state_norms(residual: np.ndarray) -> np.ndarray:
@@ -50,7 +59,16 @@ def state_norms(residual: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("std,std->st", residual, residual))
 
 
+def lens_work(model: Qwen3Model) -> int:
+    """Multiply-adds of one logit lens of ``model`` (every state through the head)."""
+    config = model.config
+    return (config.num_hidden_layers + 1) * config.layer.hidden_size * config.vocab_size
+
+
 class ThroughDepthPanel(LensPanel):
+    #: (run, lens) from the worker, delivered queued on this thread
+    _lens_ready = Signal(object, object)
+
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
         #: what is on screen, for tests
@@ -58,6 +76,11 @@ class ThroughDepthPanel(LensPanel):
         self.norms: np.ndarray | None = None
         self.shown_layer = -1
         self._run: object = None
+        self._pieces: dict[int, ShownPiece] = {}
+        self._worker: LatestWinsWorker | None = None
+        #: logit lenses handed to the worker (large models), for tests
+        self.worker_lenses = 0
+        self._lens_ready.connect(self._on_lens_ready)
         if hasattr(state, "palette_changed"):
             state.palette_changed.connect(lambda _key: self.request_redraw())
 
@@ -91,6 +114,7 @@ class ThroughDepthPanel(LensPanel):
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)  # "<|im_end|>  4%" on one line, rows of one height
         self.table.verticalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents)
         self.note_badge = ClaimBadge("ANALOGY")
@@ -139,8 +163,6 @@ class ThroughDepthPanel(LensPanel):
                  "下：每层之后最后一个位置的状态，经最终 RMSNorm 和 LM head 读出。"),
             [badge_tip(self, "EXACT")])
         self.view.plot.setTitle(self.tr("‖u‖ of every token after each layer"), size="10pt")
-        self.lens_title.setText(self.tr("Logit lens: the last token's top %1 after each layer")
-                                .replace("%1", str(LENS_TOP)))
         self.note_badge.setToolTip(badge_tip(self, "ANALOGY"))
         self.caveat.setText(pick(
             st, "The readouts are exact; reading an intermediate layer through the final norm "
@@ -149,6 +171,10 @@ class ThroughDepthPanel(LensPanel):
             "一层的输出上训练过。"))
         self.caveat.setStyleSheet(f"color: {theme.quiet_css()};")
         self._fill_table()
+
+    def _lens_title(self) -> str:
+        return self.tr("Logit lens: the last token's top %1 after each layer").replace(
+            "%1", str(LENS_TOP))
 
     # ----- drawing -----
     def redraw(self, result: Result) -> None:
@@ -159,15 +185,47 @@ class ThroughDepthPanel(LensPanel):
             self._run, self.lens, self.norms, self.shown_layer = None, None, None, -1
             return
         self.pages.setCurrentIndex(1)
+        self.shown_layer = int(run.layer)
         if run is not self._run:
             self._run = run
             self.norms = state_norms(np.asarray(run.residual))
-            self.lens = logit_lens(model, run, top=LENS_TOP)
-            self._pieces = {p.token_id: p for p in shown_pieces(
-                model, sorted({int(i) for i in self.lens.ids.ravel()} | {self.lens.final_id}))}
-        self.shown_layer = int(run.layer)
+            self.lens = None
+            if lens_work(model) <= SYNC_WORK:
+                self._set_lens(model, logit_lens(model, run, top=LENS_TOP))
+            else:
+                self._submit_lens(model, run)
         self._draw_norms(result)
         self._fill_table()
+
+    def _submit_lens(self, model: Qwen3Model, run: ModelRun) -> None:
+        if self._worker is None:
+            self._worker = LatestWinsWorker(self._run_lens, name="dualview-logit-lens")
+            worker = self._worker
+            self.destroyed.connect(lambda: worker.stop(1.0))
+        self.worker_lenses += 1
+        self._worker.submit((model, run))
+
+    def _run_lens(self, request: tuple[Qwen3Model, ModelRun]) -> None:
+        """On the worker thread: no Qt object is touched but the queued signal."""
+        model, run = request
+        lens = logit_lens(model, run, top=LENS_TOP)
+        try:
+            self._lens_ready.emit((model, run), lens)
+        except RuntimeError:  # the panel was deleted while this lens ran
+            pass
+
+    def _on_lens_ready(self, request: tuple[Qwen3Model, ModelRun], lens: LogitLens) -> None:
+        model, run = request
+        if run is not self._run:
+            return  # a newer result is on screen (its lens is on its way)
+        self._set_lens(model, lens)
+        if self.built:
+            self._fill_table()
+
+    def _set_lens(self, model: Qwen3Model, lens: LogitLens) -> None:
+        ids = sorted({int(i) for i in lens.ids.ravel()} | {lens.final_id})
+        self._pieces = {p.token_id: p for p in shown_pieces(model, ids)}
+        self.lens = lens
 
     def state_labels(self) -> list[str]:
         """Row labels of the states: the embeddings, then the layer whose output it is; the
@@ -199,9 +257,16 @@ class ThroughDepthPanel(LensPanel):
         self.mark.show()
 
     def _fill_table(self) -> None:
-        lens = self.lens
-        if not self.built or lens is None:
+        if not self.built:
             return
+        lens = self.lens
+        if lens is None:
+            computing = self._run is not None
+            self.lens_title.setText(self._lens_title() + (
+                " — " + self.tr("computing…") if computing else ""))
+            self.table.setRowCount(0)
+            return
+        self.lens_title.setText(self._lens_title())
         table = self.table
         states = lens.num_states
         if table.rowCount() != states:

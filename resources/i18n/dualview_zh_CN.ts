@@ -2631,6 +2631,10 @@ Type a sentence above to compute the layer.</translation>
         <translation>层之后</translation>
     </message>
     <message>
+        <source>computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
         <source>top %1</source>
         <translation>第 %1</translation>
     </message>
