@@ -138,3 +138,9 @@ def test_a_large_models_logit_lens_runs_on_the_worker_and_the_newest_wins(widget
     assert np.array_equal(widget.lens.ids, expected.ids)
     assert widget.table.rowCount() == tiny.num_layers + 1
     assert "computing" not in widget.lens_title.text()
+    # a lens of the older run arriving late (as the worker delivers it) is dropped
+    stale = logit_lens(tiny, first.model_run, top=LENS_TOP)
+    assert not np.array_equal(stale.probs, expected.probs)
+    widget._lens_ready.emit((tiny, first.model_run), stale)
+    qtbot.wait(50)
+    assert np.array_equal(widget.lens.probs, expected.probs)
