@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 
 import engine
+import engine.model
 from engine import EngineError, LayerTrace, LayerWeights, Qwen3Config
 from engine.causality import CausalityReport, compare_traces
 from engine.continuous import Convergence, DepthStates, convergence, depth_states
@@ -92,6 +93,8 @@ class Result:
     #: window can say it in its own language; "" for an error the engine did not word.
     error_code: str = ""
     error_params: dict[str, object] = field(default_factory=dict)
+    model_run: engine.model.ModelRun | None = None
+    model: engine.model.Qwen3Model | None = None
 
     @property
     def ok(self) -> bool:

@@ -66,7 +66,17 @@ DOCKS: tuple[DockSpec, ...] = (
              tab_with="depthDock"),
     DockSpec("lensAnalogiesDock", QT_TRANSLATE_NOOP("Docks", "Lens: analogies"),
              "app.panels.lens_analogies:AnalogiesPanel", visible=False, tab_with="depthDock"),
+    # a real Qwen3 model's panels (issue 22): hidden with the toy layer (they would only say
+    # "open a model"); the window shows them when a model is opened (MODEL_DOCKS)
+    DockSpec("nextTokenDock", QT_TRANSLATE_NOOP("Docks", "Next token"),
+             "app.panels.next_token:NextTokenPanel", visible=False, tab_with="causalityDock"),
+    DockSpec("throughDepthDock", QT_TRANSLATE_NOOP("Docks", "Through the depth"),
+             "app.panels.through_depth:ThroughDepthPanel", visible=False,
+             tab_with="depthDock"),
 )
+
+#: Docks that show what only a whole model computes: shown when a model is opened.
+MODEL_DOCKS: tuple[str, ...] = ("nextTokenDock", "throughDepthDock")
 
 #: Default arrangement below the token editor: three columns of two docks each.
 #: (first, second, orientation) pairs applied in order with ``splitDockWidget``; the first

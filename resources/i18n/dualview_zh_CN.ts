@@ -711,6 +711,14 @@ after attn.</source>
         <source>Lens: analogies</source>
         <translation>透镜：类比</translation>
     </message>
+    <message>
+        <source>Next token</source>
+        <translation>下一个词元</translation>
+    </message>
+    <message>
+        <source>Through the depth</source>
+        <translation>贯穿深度</translation>
+    </message>
 </context>
 <context>
     <name>EnergyPanel</name>
@@ -1950,6 +1958,61 @@ after attn.</source>
     </message>
 </context>
 <context>
+    <name>NextTokenPanel</name>
+    <message>
+        <source>Open a model (File ▸ Open model…) to see what Qwen3 predicts next.</source>
+        <translation>打开一个模型（文件 ▸ 打开模型…），看看 Qwen3 接下来预测什么。</translation>
+    </message>
+    <message>
+        <source>Next token</source>
+        <translation>下一个词元</translation>
+    </message>
+    <message>
+        <source>Softmax temperature T on a log scale</source>
+        <translation>Softmax 温度 T（对数刻度）</translation>
+    </message>
+    <message>
+        <source>T = 1 (the model)</source>
+        <translation>T = 1（模型本身）</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <source>Append the most probable token to the text (greedy: one step per press)</source>
+        <translation>把最可能的词元接到文本后面（贪心：每按一次走一步）</translation>
+    </message>
+    <message>
+        <source>T = %1</source>
+        <translation>T = %1</translation>
+    </message>
+    <message>
+        <source>Append “%1”</source>
+        <translation>接上“%1”</translation>
+    </message>
+    <message>
+        <source>Append</source>
+        <translation>接上</translation>
+    </message>
+    <message>
+        <source>id %1 · stored as %2</source>
+        <translation>id %1 · 存储为 %2</translation>
+    </message>
+    <message>
+        <source>special token</source>
+        <translation>特殊词元</translation>
+    </message>
+</context>
+<context>
     <name>NormComparePanel</name>
     <message>
         <source>Token:</source>
@@ -2551,6 +2614,53 @@ Type a sentence above to compute the layer.</translation>
     <message>
         <source>Analogy: shown with its caveat, never asserted.</source>
         <translation>类比：附带说明展示，从不作为断言。</translation>
+    </message>
+</context>
+<context>
+    <name>ThroughDepthPanel</name>
+    <message>
+        <source>Open a model (File ▸ Open model…) to see what Qwen3 predicts next.</source>
+        <translation>打开一个模型（文件 ▸ 打开模型…），看看 Qwen3 接下来预测什么。</translation>
+    </message>
+    <message>
+        <source>Through the depth</source>
+        <translation>贯穿深度</translation>
+    </message>
+    <message>
+        <source>‖u‖ of every token after each layer</source>
+        <translation>每层之后每个词元的 ‖u‖</translation>
+    </message>
+    <message>
+        <source>Logit lens: the last token&apos;s top %1 after each layer</source>
+        <translation>Logit lens：每层之后最后一个词元的前 %1 个预测</translation>
+    </message>
+    <message>
+        <source>embed</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>after layer</source>
+        <translation>层之后</translation>
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <source>top %1</source>
+        <translation>第 %1</translation>
+    </message>
+    <message>
+        <source>p(“%1”)</source>
+        <translation>p(“%1”)</translation>
+    </message>
+    <message>
+        <source>id %1 · stored as %2</source>
+        <translation>id %1 · 存储为 %2</translation>
     </message>
 </context>
 <context>

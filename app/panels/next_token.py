@@ -1,0 +1,254 @@
+"""Next token: what the open Qwen3 model predicts after the last token.
+
+The ten most probable tokens of ``softmax(logits / T)`` over the whole vocabulary (float64,
+from ``Result.model_run.logits``, the LM head on the last position), with the softmax
+temperature T on a log slider, and an Append button that appends the most probable token
+(greedy decoding, one step per press). Without a model it says how to open one.
+
+Append: the panel emits ``append_requested(id)``; when the state has ``append_token`` the panel
+connects that signal to it itself, so nothing else needs to wire it (else the window does).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import theme
+from app.compute import Result
+from app.panels.lens_base import LensHeader, LensPanel, LogSlider, badge_tip, pick
+from app.state import AppState
+from app.widgets.piece_text import ShownPiece, shown_pieces
+from engine.logit_lens import softmax, top_tokens
+
+#: How many next tokens are listed.
+TOP = 10
+#: The temperature slider's range (log scale); T = 1 is the model's own distribution.
+T_LO, T_HI = 0.1, 10.0
+#: A special token's row background (a quiet violet, readable in both themes' text colours).
+SPECIAL_TINT = QColor(150, 110, 200, 60)
+
+
+def next_token_probs(logits: np.ndarray, temperature: float) -> np.ndarray:
+    """``softmax(logits / T)`` in float64: the distribution the list shows."""
+    return softmax(np.asarray(logits, dtype=np.float64) / temperature)
+
+
+class NextTokenPanel(LensPanel):
+    #: the id of the token to append (the top one at the moment of the press)
+    append_requested = Signal(int)
+
+    def __init__(self, state: AppState) -> None:
+        super().__init__(state)
+        append = getattr(state, "append_token", None)
+        if callable(append):
+            self.append_requested.connect(append)
+        #: what is on screen, for tests: ids and probabilities, most probable first
+        self.top_ids: list[int] = []
+        self.top_probs = np.zeros(0)
+        self.shown: list[ShownPiece] = []
+        self._logits: np.ndarray | None = None
+        self._run: object = None
+        state.error_changed.connect(lambda _m: self._enable_append())
+
+    def build(self) -> None:
+        body = QWidget()
+        self.pages = QStackedWidget()
+        self.note = QLabel()
+        self.note.setObjectName("nextTokenNoModel")
+        self.note.setWordWrap(True)
+        self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.pages.addWidget(self.note)
+
+        content = QWidget()
+        self.header = LensHeader([("EXACT", "")])
+        self.t_label = QLabel()
+        self.t_label.setObjectName("nextTokenTLabel")
+        self.slider = LogSlider(T_LO, T_HI, 1.0)
+        self.slider.setObjectName("nextTokenTSlider")
+        self.t_one = QPushButton()
+        self.t_one.setObjectName("nextTokenTOne")
+        self.t_one.setAutoDefault(False)
+        self.table = QTableWidget(0, 3)
+        self.table.setObjectName("nextTokenTable")
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setShowGrid(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.append_button = QPushButton()
+        self.append_button.setObjectName("nextTokenAppend")
+        self.append_button.setAutoDefault(False)
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.t_label)
+        controls.addWidget(self.slider, 1)
+        controls.addWidget(self.t_one)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.append_button)
+        bottom.addStretch(1)
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addWidget(self.header)
+        layout.addLayout(controls)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(bottom)
+        self.pages.addWidget(content)
+        outer = QVBoxLayout(body)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.pages)
+        self.set_body(body)
+
+        self.slider.value_changed.connect(lambda _t: self._update_list())
+        self.t_one.clicked.connect(lambda: self.set_temperature(1.0))
+        self.append_button.clicked.connect(self.append_top)
+
+    # ----- controls -----
+    @property
+    def temperature(self) -> float:
+        return self.slider.value_float if self.built else 1.0
+
+    def set_temperature(self, temperature: float) -> None:
+        """T exactly (the T = 1 button and tests)."""
+        self.ensure_built()
+        self.slider.set_value(temperature)
+        self._update_list()
+
+    def append_top(self) -> None:
+        """Ask for the most probable token to be appended: one greedy step per press (the
+        button waits for the result of that step before it offers the next)."""
+        if not self.top_ids:
+            return
+        if self.built:
+            self.append_button.setEnabled(False)
+        self.append_requested.emit(self.top_ids[0])
+
+    def _enable_append(self) -> None:
+        if self.built:
+            self.append_button.setEnabled(bool(self.top_ids))
+
+    def _retranslate(self) -> None:
+        st = self.state
+        self.note.setText(self.tr("Open a model (File ▸ Open model…) to see what Qwen3 "
+                                  "predicts next."))
+        self.header.set_texts(
+            self.tr("Next token"),
+            pick(st, "What the model predicts after the last token: softmax(logits / T) over "
+                     "the whole vocabulary, the ten most probable. T = 1 is the model's own "
+                     "distribution; a lower T sharpens it, a higher T flattens it (the order "
+                     "stays).",
+                 "模型对最后一个词元之后的预测：对整个词表做 softmax(logits / T)，列出最可能的"
+                 "十个。T = 1 是模型自己的分布；T 越小越尖锐，越大越平坦（顺序不变）。"),
+            [badge_tip(self, "EXACT")])
+        self.slider.setToolTip(self.tr("Softmax temperature T on a log scale"))
+        self.t_one.setText(self.tr("T = 1 (the model)"))
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("#"), self.tr("token"), self.tr("probability")])
+        self.append_button.setToolTip(self.tr(
+            "Append the most probable token to the text (greedy: one step per press)"))
+        self._update_list()
+
+    # ----- drawing -----
+    def redraw(self, result: Result) -> None:
+        run = getattr(result, "model_run", None)
+        model = getattr(result, "model", None)
+        if run is None or model is None:
+            self.pages.setCurrentIndex(0)
+            self._logits, self._run = None, None
+            self.top_ids, self.top_probs, self.shown = [], np.zeros(0), []
+            self._enable_append()
+            return
+        self.pages.setCurrentIndex(1)
+        if run is not self._run:
+            self._run = run
+            self._logits = np.asarray(run.logits, dtype=np.float64)
+            # the ranking is the same at every T > 0: the pieces are looked up once a result
+            ids = top_tokens(self._logits[None], TOP)[0].tolist()
+            self.shown = shown_pieces(model, ids)
+        self._update_list()
+        self._enable_append()
+
+    def _update_list(self) -> None:
+        """Probabilities at the slider's T; the per-frame path of the slider."""
+        if not self.built:
+            return
+        t = self.temperature
+        self.t_label.setText(self.tr("T = %1").replace("%1", f"{t:.3g}"))
+        if self._logits is None:
+            return
+        probs = next_token_probs(self._logits, t)
+        ids = [p.token_id for p in self.shown]
+        self.top_ids = ids
+        self.top_probs = probs[ids]
+        self._fill_table()
+        top = self.shown[0] if self.shown else None
+        self.append_button.setText(
+            self.tr("Append “%1”").replace("%1", top.text) if top else self.tr("Append"))
+
+    def _fill_table(self) -> None:
+        table = self.table
+        if table.rowCount() != len(self.shown):
+            table.setRowCount(len(self.shown))
+        mono = QFont(self.font())
+        mono.setPointSizeF(mono.pointSizeF() * 1.25)
+        quiet = QColor(theme.quiet_css())
+        for row, (piece, p) in enumerate(zip(self.shown, self.top_probs, strict=True)):
+            rank = table.item(row, 0) or QTableWidgetItem()
+            rank.setText(str(row + 1))
+            rank.setForeground(quiet)
+            rank.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            token = table.item(row, 1) or QTableWidgetItem()
+            token.setText(piece.text)
+            font = QFont(mono)
+            font.setItalic(piece.special)
+            token.setFont(font)
+            token.setBackground(SPECIAL_TINT if piece.special else QColor(0, 0, 0, 0))
+            tip = self.tr("id %1 · stored as %2").replace("%1", str(piece.token_id)).replace(
+                "%2", repr(piece.raw))
+            if piece.special:
+                tip += " · " + self.tr("special token")
+            token.setToolTip(tip)
+            for column, item in ((0, rank), (1, token)):
+                if table.item(row, column) is None:
+                    table.setItem(row, column, item)
+            bar = table.cellWidget(row, 2)
+            if not isinstance(bar, QProgressBar):
+                bar = QProgressBar()
+                bar.setRange(0, 1000)
+                bar.setTextVisible(True)
+                bar.setAlignment(Qt.AlignmentFlag.AlignCenter)
+                table.setCellWidget(row, 2, bar)
+            bar.setValue(round(float(p) * 1000))
+            bar.setFormat(_percent(float(p)))
+            bar.setToolTip(f"p = {float(p):.12g}")
+        table.resizeRowsToContents()
+
+
+def _percent(p: float) -> str:
+    """A probability as a percentage with the digits that matter (0.0003 %, 12.3 %)."""
+    if p <= 0.0:
+        return "0 %"
+    value = p * 100
+    digits = max(1, 2 - math.floor(math.log10(value))) if value < 10 else 1
+    return f"{value:.{min(digits, 6)}f} %"

@@ -1,0 +1,174 @@
+"""The Next token panel on a real forward of the tiny Qwen3 checkpoints: the top-10 list is
+softmax(logits / T) sorted, the temperature moves it, Append asks for the argmax id, and without
+a model the panel says how to open one."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.bridge import EngineBridge
+from app.compute import Result
+from app.panels.next_token import TOP, NextTokenPanel
+from app.state import AppState
+from engine.model import Qwen3Model
+
+DATA = Path(__file__).parent / "data"
+TEXT = "我爱北京 the cat"
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return Qwen3Model.load(DATA / "model_bf16_sharded")
+
+
+def model_result(model, text=TEXT, request_id=1, layer=1):
+    """A Result as the app makes one with a model open: the run's shown-layer trace and the
+    run and model themselves."""
+    ids = model.encode(text)
+    run = model.forward(ids, layer=layer)
+    tokens = tuple(p.text or p.raw for p in model.pieces(ids))
+    return Result(request_id=request_id, text=text, tokens=tokens, trace=run.trace,
+                  model_run=run, model=model)
+
+
+def deliver(state, result):
+    """Through the state's one accepting path, as a worker's result arrives."""
+    state.results.pending_id = result.request_id
+    state._on_result_ready(result)
+
+
+@pytest.fixture
+def panel(qtbot):
+    def make(state=None):
+        state = state or AppState(EngineBridge(sync=True))
+        widget = NextTokenPanel(state)
+        qtbot.addWidget(widget)
+        widget.resize(700, 520)
+        widget.show()
+        qtbot.waitExposed(widget)
+        return widget
+    return make
+
+
+def expected_top(logits, t):
+    z = logits / t
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    order = sorted(range(len(p)), key=lambda i: (-p[i], i))[:TOP]
+    return order, p[order]
+
+
+def test_the_list_is_softmax_of_logits_over_t_sorted(panel, tiny):
+    widget = panel()
+    result = model_result(tiny)
+    deliver(widget.state, result)
+    assert widget.is_current and widget.pages.currentIndex() == 1
+    logits = np.asarray(result.model_run.logits)
+    for t in (1.0, 0.3, 4.0):
+        widget.set_temperature(t)
+        ids, probs = expected_top(logits, t)
+        assert widget.top_ids == ids
+        assert np.abs(widget.top_probs - probs).max() <= 1e-14
+        assert widget.table.rowCount() == TOP
+        # what is drawn is what was computed: the token column, its tooltip id, the bar
+        for row, token_id in enumerate(ids):
+            assert f"id {token_id} " in widget.table.item(row, 1).toolTip()
+            assert widget.table.cellWidget(row, 2).value() == round(probs[row] * 1000)
+
+
+def test_the_temperature_changes_the_probabilities(panel, tiny):
+    widget = panel()
+    deliver(widget.state, model_result(tiny))
+    widget.set_temperature(1.0)
+    at_one = widget.top_probs.copy()
+    widget.set_temperature(0.2)
+    cold = widget.top_probs.copy()
+    assert "0.2" in widget.t_label.text()
+    widget.set_temperature(8.0)
+    hot = widget.top_probs.copy()
+    assert cold[0] > at_one[0] > hot[0]  # sharper when cold, flatter when hot
+    widget.t_one.click()
+    assert widget.temperature == 1.0 and np.array_equal(widget.top_probs, at_one)
+    # the slider itself (a person dragging it) recomputes too
+    widget.slider.setValue(widget.slider.maximum())
+    assert widget.temperature == pytest.approx(10.0)
+    assert widget.top_probs[0] < at_one[0]
+
+
+def test_append_emits_the_argmax_id_once_per_press(panel, tiny, qtbot):
+    widget = panel()
+    result = model_result(tiny)
+    deliver(widget.state, result)
+    argmax = int(np.argmax(result.model_run.logits))
+    widget.set_temperature(5.0)  # the temperature never changes which token is greedy
+    with qtbot.waitSignal(widget.append_requested) as sent:
+        widget.append_button.click()
+    assert sent.args == [argmax]
+    assert not widget.append_button.isEnabled()  # waits for the step's result
+    deliver(widget.state, model_result(tiny, TEXT + " a", request_id=2))
+    assert widget.append_button.isEnabled()
+
+
+def test_append_goes_to_the_states_append_token_when_it_has_one(panel, tiny):
+    state = AppState(EngineBridge(sync=True))
+    calls = []
+    state.append_token = calls.append  # what the model-aware state provides
+    widget = panel(state)
+    result = model_result(tiny)
+    deliver(state, result)
+    widget.append_button.click()
+    assert calls == [int(np.argmax(result.model_run.logits))]
+
+
+def test_special_tokens_are_styled_apart_and_pieces_are_readable(panel, tiny):
+    widget = panel()
+    deliver(widget.state, model_result(tiny))
+    special_id = tiny.encode("<|im_end|>")[0]
+    from app.widgets.piece_text import shown_pieces
+    (special,) = shown_pieces(tiny, [special_id])
+    assert special.special and special.text == "<|im_end|>"
+    space_the = shown_pieces(tiny, tiny.encode(" the")[:1])[0]
+    assert space_the.text.startswith("␣")
+    byte = shown_pieces(tiny, tiny.encode("我")[:1])[0]
+    assert byte.text.startswith("‹")  # part of a character: its bytes
+    # the table styles a special row apart (italic) from a plain one
+    widget.shown[0] = special
+    widget._update_list()
+    assert [widget.table.item(r, 1).font().italic() for r in range(TOP)] == [
+        p.special for p in widget.shown]
+    assert widget.table.item(0, 1).font().italic()
+
+
+def test_without_a_model_the_panel_says_how_to_open_one(panel, tiny):
+    widget = panel()
+    run_free = model_result(tiny)
+    toy = Result(request_id=1, text=run_free.text, tokens=run_free.tokens,
+                 trace=run_free.trace)  # the toy layer's kind of result: no model
+    deliver(widget.state, toy)
+    assert widget.is_current and widget.pages.currentIndex() == 0
+    assert "Open a model" in widget.note.text() and widget.note.isVisible()
+    assert widget.top_ids == [] and not widget.append_button.isEnabled()
+    deliver(widget.state, model_result(tiny, request_id=2))
+    assert widget.pages.currentIndex() == 1 and len(widget.top_ids) == TOP
+
+
+def test_the_model_docks_are_registered_hidden_and_say_open_a_model_with_the_toy_layer(
+        make_window, qtbot):
+    from app.docks import DOCKS, MODEL_DOCKS
+
+    specs = {spec.object_name: spec for spec in DOCKS}
+    assert MODEL_DOCKS == ("nextTokenDock", "throughDepthDock")
+    window = make_window(sync=True, text="a b c")
+    for name in MODEL_DOCKS:
+        assert specs[name].visible is False
+        dock = window.docks[name]
+        assert not dock.isVisible()
+        assert dock.toggleViewAction() in window.view_menu.actions()
+        dock.show()
+        dock.raise_()
+        panel = window.panels[name]
+        qtbot.waitUntil(lambda p=panel: p.isVisible() and p.is_current, timeout=5000)
+        assert panel.pages.currentIndex() == 0  # the toy layer: no model to predict with
+        assert "Open a model" in panel.note.text()
+    assert window.docks["nextTokenDock"].windowTitle() == "Next token"
