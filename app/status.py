@@ -72,6 +72,24 @@ class StatusBar(QObject):
             self.tokens.setText(self._tokens_text(len(result.tokens)))
             self.time.setText(translate("MainWindow", "computed in %1 ms").replace(
                 "%1", f"{result.compute_ms:.1f}"))
+            note = self.cache_note(result)
+            if note:  # the KV cache's savings, in plain sight beside the time they bought
+                self.time.setText(self.time.text() + " · " + note)
+
+    def cache_note(self, result: Result | None = None) -> str:
+        """What the KV cache saved on a real model's last run ("" on the toy layer)."""
+        result = self.state.result if result is None else result
+        run = result.model_run if result is not None else None
+        if run is None:
+            return ""
+        layers, tokens = run.rows_total // max(run.num_tokens, 1), run.num_tokens
+        # every layer but the shown one reuses the cached rows; the shown one runs whole
+        reused_layers = layers - 1 if run.reused_rows else 0
+        return (translate("MainWindow", "KV cache: reused %1 of %2 rows in %3 of %4 layers: "
+                                        "%5 % of the rows not recomputed")
+                .replace("%1", str(run.reused_rows)).replace("%2", str(tokens))
+                .replace("%3", str(reused_layers)).replace("%4", str(layers))
+                .replace("%5", f"{100 * run.saved_fraction:.0f}"))
 
     def show_error(self, message: str) -> None:
         self.error.setText(message and translate("MainWindow", "Not computed: %1").replace(
@@ -83,6 +101,13 @@ class StatusBar(QObject):
 
     def show_weights(self) -> None:
         source, config = self.state.weights_source, self.state.config
+        model = self.state.model
+        if model is not None:
+            self.weights.setText(translate("MainWindow", "Model %1, layer %2 of %3").replace(
+                "%1", model.folder.name).replace("%2", str(self.state.model_layer)).replace(
+                "%3", str(model.num_layers)))
+            self.weights.setToolTip(str(model.folder))
+            return
         if source is None:
             self.weights.setText(translate("MainWindow", "Random weights (seed %1)").replace(
                 "%1", str(self.state.seed)))
