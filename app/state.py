@@ -99,6 +99,13 @@ class Inputs:
         self.text = text
         self._tokenize()
 
+    @property
+    def toy(self) -> tuple[Qwen3Config, int, WeightsSource | None]:
+        """The toy layer's config, seed and weights file (the one behind an open model)."""
+        if self._toy is not None:
+            return self._toy[0], self._toy[1], self._toy[3]
+        return self.config, self.seed, self.weights_source
+
     def _tokenize(self) -> None:
         model = self.model
         if model is None:

@@ -179,3 +179,34 @@ def test_model_from_the_command_line(tmp_path):
 def test_model_loads_directly():
     model = Qwen3Model.load(UNTIED)
     assert model.num_layers >= 2
+
+
+def test_session_round_trip_with_model_and_layer(make_window, qtbot, tmp_path):
+    import json
+    window = make_window(text="The cat")
+    _open(window, qtbot, layer=1)
+    path = tmp_path / "lesson.dualview.json"
+    assert window.save_session(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["model"] == {"path": str(SHARDED.resolve()), "layer": 1}
+    assert data["config"] == window.state.inputs.toy[0].to_dict()  # the toy layer behind it
+    # exports say which model and layer
+    meta = window.files.meta()
+    assert meta["weights"] == {"kind": "model", "folder": SHARDED.name, "layer": 1}
+    window.toy_layer_action.trigger()
+    qtbot.waitUntil(lambda: window.state.result.model is None, timeout=20000)
+    with qtbot.waitSignal(window.models.finished, timeout=20000) as blocker:
+        assert window.open_session(path)
+    assert blocker.args == [True]
+    qtbot.waitUntil(lambda: window.state.result.model is window.state.model
+                    and window.state.result.text == "The cat", timeout=20000)
+    assert window.state.model.folder == SHARDED.resolve() and window.state.model_layer == 1
+    assert window.state.result.model_run.layer == 1
+    # a session whose folder moved: a message, and the toy layer
+    moved = dict(data, model={"path": str(tmp_path / "gone"), "layer": 1})
+    path.write_text(json.dumps(moved), encoding="utf-8")
+    with qtbot.waitSignal(window.models.finished, timeout=20000) as blocker:
+        assert window.open_session(path)
+    assert blocker.args == [False]
+    assert window.state.model is None
+    assert "Cannot open the model" in window.last_message and "gone" in window.last_message
