@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox
 
@@ -22,6 +22,9 @@ from app.widgets.elided_label import ElidedLabel
 
 #: (the strings keep the main window's translation context, where they were first written)
 translate = QCoreApplication.translate
+
+#: A request still computing after this long shows "computing…" (shorter ones would flicker).
+BUSY_AFTER_MS = 150
 
 #: Room the status bar keeps between a message and the first permanent label (its own
 #: margins and the label's frame).
@@ -60,10 +63,35 @@ class StatusBar(QObject):
         bar.addPermanentWidget(self.weights)
         bar.addPermanentWidget(self.tokens)
         bar.addPermanentWidget(self.time)
+        #: "computing…" while a request takes longer than BUSY_AFTER_MS (a real model's
+        #: keystroke); the window keeps working meanwhile and the latest edit wins
+        self.busy = QLabel()
+        self.busy.setObjectName("statusBusy")
+        bar.addPermanentWidget(self.busy)
+        self._busy_timer = QTimer(window)
+        self._busy_timer.setSingleShot(True)
+        self._busy_timer.setInterval(BUSY_AFTER_MS)
+        self._busy_timer.timeout.connect(self._show_busy)
+        state.inputs_changed.connect(self._busy_timer.start)
+        state.result_changed.connect(self._hide_busy)
+        state.error_changed.connect(self._hide_busy)
         bar.messageChanged.connect(self._on_message_changed)
         self.colour_error()
 
     # ----- the permanent labels -----
+    def _show_busy(self) -> None:
+        result = self.state.result
+        if self.state.tokens and (result is None
+                                  or result.request_id != self.state.pending_id):
+            self.busy.setText(translate("MainWindow", "computing…"))
+
+    def _hide_busy(self, *_args: object) -> None:
+        self._busy_timer.stop()
+        self.busy.setText("")
+
+    @property
+    def is_busy(self) -> bool:
+        return bool(self.busy.text())
     def show_result(self, result: Result | None) -> None:
         if result is None:
             self.tokens.setText(translate("MainWindow", "no tokens"))
