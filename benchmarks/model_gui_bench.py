@@ -29,7 +29,7 @@ os.environ.setdefault("DUALVIEW_CONFIG_DIR", "/tmp/dualview-bench-config")
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from app.__main__ import build_app  # noqa: E402
+from app.__main__ import build_app
 
 FOLDER = Path("/tmp/dualview_model_bench") / "qwen3-0.6b-random-bf16"
 
