@@ -125,7 +125,12 @@ def run_selftest(window: object, app: object, screenshot: str | None) -> int:
             print("selftest: the text has no tokens, so there is nothing to draw; give --text "
                   "a word", file=sys.stderr)
             return 1
-        if (state.result is not None and state.convergence is not None
+        from app.compute import convergence_skipped
+
+        # with --model: the model's result (not the toy layer's before it); a layer too
+        # large for the convergence sweep has none to wait for
+        if (state.result is not None and state.result.model is state.model
+                and (state.convergence is not None or convergence_skipped(state.result))
                 and window.all_panels_current()):  # type: ignore[attr-defined]
             break
         time.sleep(0.002)  # a short nap: the paint is timed from here (launch_bench)
