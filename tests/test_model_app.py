@@ -111,7 +111,8 @@ def test_kv_cache_on_last_token_edit_with_a_bitwise_verdict(make_window, qtbot):
     assert "reused" in window.status.cache_note()
 
 
-@pytest.mark.parametrize("broken", ["not_a_folder", "no_tokenizer", "bad_shard"])
+@pytest.mark.parametrize("broken", ["not_a_folder", "no_tokenizer", "bad_shard",
+                                    "wrong_shape", "not_qwen3"])
 def test_a_bad_folder_keeps_the_toy_layer_with_a_message(make_window, qtbot, tmp_path, broken):
     import shutil
     window = make_window(text="a b c")
@@ -123,6 +124,14 @@ def test_a_bad_folder_keeps_the_toy_layer_with_a_message(make_window, qtbot, tmp
     elif broken == "bad_shard":
         data = (folder / "model.safetensors").read_bytes()
         (folder / "model.safetensors").write_bytes(data[:len(data) // 2])
+    elif broken in ("wrong_shape", "not_qwen3"):
+        import json
+        config = json.loads((folder / "config.json").read_text())
+        if broken == "wrong_shape":  # every MLP tensor is now the wrong shape
+            config["intermediate_size"] += 1
+        else:
+            config["model_type"], config["architectures"] = "llama", ["LlamaForCausalLM"]
+        (folder / "config.json").write_text(json.dumps(config))
     weights = window.state.weights
     with qtbot.waitSignal(window.models.finished, timeout=20000) as blocker:
         window.open_model(folder)
@@ -132,8 +141,10 @@ def test_a_bad_folder_keeps_the_toy_layer_with_a_message(make_window, qtbot, tmp
     assert "Cannot open the model" in message
     if broken == "no_tokenizer":
         assert "tokenizer.json" in message
-    elif broken == "bad_shard":
+    elif broken in ("bad_shard", "wrong_shape"):
         assert "model.safetensors" in message
+    elif broken == "not_qwen3":
+        assert "config.json" in message
 
 
 def test_append_keeps_the_model_ids(make_window, qtbot):
