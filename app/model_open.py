@@ -99,6 +99,9 @@ class ModelController(QObject):
                       else exception_text(exc) or translate("MainWindow", "not enough memory"))
             self._emit_or_call(path, None, reason, layer, generation)
             return
+        except Exception as exc:  # a bug must not leave "Opening…" on screen for ever
+            self._emit_or_call(path, None, f"{type(exc).__name__}: {exc}", layer, generation)
+            return
         self._emit_or_call(path, model, "", layer, generation)
 
     def _emit_or_call(self, path: str, model: Qwen3Model | None, reason: str, layer: int,
@@ -106,7 +109,10 @@ class ModelController(QObject):
         if threading.current_thread() is threading.main_thread():
             self._on_loaded(path, model, reason, layer, generation)
         else:
-            self._loaded.emit(path, model, reason, layer, generation)
+            try:
+                self._loaded.emit(path, model, reason, layer, generation)
+            except RuntimeError:  # the window closed while the folder was read
+                pass
 
     def _on_loaded(self, path: str, model: object, reason: str, layer: int,
                    generation: int) -> None:
