@@ -221,3 +221,28 @@ def test_session_round_trip_with_model_and_layer(make_window, qtbot, tmp_path):
     assert blocker.args == [False]
     assert window.state.model is None
     assert "Cannot open the model" in window.last_message and "gone" in window.last_message
+
+
+def test_a_slow_keystroke_shows_computing_and_the_latest_edit_wins(make_window, qtbot,
+                                                                   monkeypatch):
+    import time
+    window = make_window(text="The cat")
+    _open(window, qtbot)
+    forward = Qwen3Model.forward
+
+    def slow(self, *args, **kwargs):
+        time.sleep(0.4)  # a 0.6B-sized keystroke, on the worker
+        return forward(self, *args, **kwargs)
+
+    monkeypatch.setattr(Qwen3Model, "forward", slow)
+    shown = []
+    window.state.result_changed.connect(lambda r: shown.append(r.text if r else ""))
+    for text in ("The cab", "The cap", "The car"):
+        window.editor.set_text(text)
+    # the window keeps handling events while the worker computes: its timer says "computing…"
+    qtbot.waitUntil(lambda: window.status.is_busy, timeout=5000)
+    assert window.state.result.text == "The cat"
+    wait_for_text(qtbot, window, "The car", timeout=20000)
+    assert not window.status.is_busy
+    assert "The cap" not in shown  # superseded while the first edit computed: never shown
+    assert shown[-1] == "The car"
