@@ -46,6 +46,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="start in presentation mode (full screen, larger text)")
     parser.add_argument("--tour", type=int, metavar="STOP",
                         help="start the guided tour at this stop (1 = the first)")
+    parser.add_argument("--model", metavar="DIR",
+                        help="open a Hugging Face Qwen3 model folder (config.json, "
+                             "tokenizer.json, *.safetensors) instead of the toy layer")
+    parser.add_argument("--layer", type=int, default=0, metavar="K",
+                        help="with --model: the layer shown first (0 = the first)")
     args = parser.parse_args(argv)
     if args.screenshot is not None and not args.selftest:
         parser.error("--screenshot needs --selftest (the running app exports from File)")
@@ -120,7 +125,12 @@ def run_selftest(window: object, app: object, screenshot: str | None) -> int:
             print("selftest: the text has no tokens, so there is nothing to draw; give --text "
                   "a word", file=sys.stderr)
             return 1
-        if (state.result is not None and state.convergence is not None
+        from app.compute import convergence_skipped
+
+        # with --model: the model's result (not the toy layer's before it); a layer too
+        # large for the convergence sweep has none to wait for
+        if (state.result is not None and state.result.model is state.model
+                and (state.convergence is not None or convergence_skipped(state.result))
                 and window.all_panels_current()):  # type: ignore[attr-defined]
             break
         time.sleep(0.002)  # a short nap: the paint is timed from here (launch_bench)
@@ -197,6 +207,16 @@ def _main(argv: list[str] | None) -> int:
         window.state.set_theme(args.theme)
     if args.palette:
         window.state.set_palette(args.palette)
+    if args.model:
+        # on its own thread (a busy message meanwhile); a selftest waits for it so it checks
+        # the model's result; a bad folder leaves the toy layer and says why
+        opened = window.open_model(args.model, args.layer, wait=args.selftest)
+        if args.selftest:
+            if not opened:
+                print(window.last_message, file=sys.stderr)
+                window.bridge.shutdown()
+                return 2
+            print(f"model layer {window.state.model_layer} of {window.state.model.folder}")
     # the first paint shows the computed layer, not the empty panels and then a second paint
     window.wait_for_first_result(FIRST_RESULT_WAIT_S)
     window.show()

@@ -17,10 +17,11 @@ from typing import Literal
 import numpy as np
 
 import engine
-import engine.model
 from engine import EngineError, LayerTrace, LayerWeights, Qwen3Config
 from engine.causality import CausalityReport, compare_traces
 from engine.continuous import Convergence, DepthStates, convergence, depth_states
+from engine.model import ModelRun, Qwen3Model
+from engine.model_tokens import Piece
 
 #: Which earlier input a result is compared with: the one just before it ("previous"), the
 #: pinned one ("pinned"), or an earlier one of as many tokens, the sentence before an edit
@@ -58,6 +59,30 @@ class Request:
     #: ``engine.tokenize(text)`` when the state made it already (once per edit, on the main
     #: thread); None: :func:`compute` tokenizes.
     tokens: tuple[str, ...] | None = None
+    #: A real model (``engine.model.Qwen3Model``): the whole model runs on ``ids`` (its own
+    #: tokenizer's, made once per edit by the state) and layer ``model_layer`` is shown;
+    #: ``weights`` is then that layer's. None: the toy path (one layer on hashed embeddings).
+    model: Qwen3Model | None = None
+    ids: tuple[int, ...] = ()
+    model_layer: int = 0
+    #: The previous run of the same model: its keys and values for the common prefix of ids
+    #: are reused (the KV cache); the shown layer still runs whole.
+    model_cache: ModelRun | None = None
+
+
+def piece_label(piece: Piece) -> str:
+    """A model token as a chip or label shows it: the text it completes (``Ġthe`` is
+    " the"), or its bytes in hex while they are part of a character not yet complete
+    ("‹e6 88›", then "‹91›我" for the byte that completes it); a special token as it is."""
+    if piece.special:
+        return piece.raw
+    try:
+        whole = piece.data.decode("utf-8") == piece.text
+    except UnicodeDecodeError:
+        whole = False
+    if whole and piece.text:
+        return piece.text
+    return "‹" + " ".join(f"{b:02x}" for b in piece.data) + "›" + piece.text
 
 
 @dataclass(frozen=True)
@@ -93,8 +118,10 @@ class Result:
     #: window can say it in its own language; "" for an error the engine did not word.
     error_code: str = ""
     error_params: dict[str, object] = field(default_factory=dict)
-    model_run: engine.model.ModelRun | None = None
-    model: engine.model.Qwen3Model | None = None
+    #: With a real model: its whole forward (residual stream, final norm, logits, the shown
+    #: layer's trace, the KV cache's savings) and the model itself; None on the toy layer.
+    model_run: ModelRun | None = None
+    model: Qwen3Model | None = None
 
     @property
     def ok(self) -> bool:
@@ -298,14 +325,25 @@ def compute(request: Request) -> Result:
     input: an :class:`EngineError` becomes an error result with the same id."""
     start = time.perf_counter()
     try:
-        tokens = (request.tokens if request.tokens is not None
-                  else tuple(engine.tokenize(request.text)))
-        x = _embed_cache.embed(tokens, request.config.hidden_size)
-        # the baseline (the trace on screen, or the pinned one): its attention rows whose
-        # masked scores kept their bits are reused (the same numbers, found faster)
         base = request.baseline.trace if request.baseline is not None else None
-        trace = engine.run_layer(x, request.weights, request.config, causal=request.causal,
-                                 reuse=base)
+        run = None
+        if request.model is not None:
+            tokens = (request.tokens if request.tokens is not None
+                      else tuple(piece_label(p) for p in request.model.pieces(request.ids)))
+            # every layer, the KV cache reused for the common prefix; the shown layer's trace
+            # is computed whole on its input residual[k], so the causality comparison below
+            # is between two full computations, never rows copied from the cache
+            run = request.model.forward(request.ids, layer=request.model_layer,
+                                        cache=request.model_cache)
+            trace = run.trace
+        else:
+            tokens = (request.tokens if request.tokens is not None
+                      else tuple(engine.tokenize(request.text)))
+            x = _embed_cache.embed(tokens, request.config.hidden_size)
+            # the baseline (the trace on screen, or the pinned one): its attention rows whose
+            # masked scores kept their bits are reused (the same numbers, found faster)
+            trace = engine.run_layer(x, request.weights, request.config,
+                                     causal=request.causal, reuse=base)
         levels = StepLevels(trace)
         depth = depth_states(trace)
         norms = np.linalg.norm(depth.states, axis=-1)  # [3, T]
@@ -323,6 +361,7 @@ def compute(request: Request) -> Result:
         depth=depth, levels=levels, token_norms=norms, norm_curves=curves, entropy=entropy,
         causality=report, baseline=request.baseline,
         weights=request.weights, compute_ms=(time.perf_counter() - start) * 1e3,
+        model_run=run, model=request.model,
     )
 
 

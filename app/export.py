@@ -45,6 +45,8 @@ def provenance(result: Result | None, *, seed: int, causal: bool, step: str | No
         meta["text"] = result.text
         meta["tokens"] = list(result.tokens)
         meta["config"] = result.trace.config.to_dict()  # type: ignore[union-attr]
+        if result.model_run is not None:  # a real model's own token ids
+            meta["ids"] = list(result.model_run.ids)
     meta["weights"] = weights or {"kind": "random", "seed": seed}
     meta["causal"] = causal
     if step is not None and result is not None and result.ok:

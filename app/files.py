@@ -168,7 +168,16 @@ class FileController(QObject):
             state.set_theme(session.theme)
         if session.font_scale is not None and not state.presentation:
             state.set_font_scale(session.font_scale)
+        models = window.models
+        if session.model_path is None or (
+                state.model is not None and str(state.model.folder) != session.model_path):
+            state.close_model()
         self._apply_session_weights(session, weights)
+        if session.model_path is not None:
+            if state.model is not None:
+                state.set_model_layer(session.model_layer)
+            else:  # read on its thread; a moved or missing folder says so, the toy stays
+                models.open_model(session.model_path, session.model_layer)
         window.causal_action.setChecked(session.causal)
         state.set_step(session.step)
         state.set_depth_t(session.depth_t)
@@ -444,6 +453,10 @@ class FileController(QObject):
         weights = None if source is None else {  # (the file's name: an export travels)
             "kind": "file", "file": Path(source.path).name, "layer": source.layer,
             "sha256": source.fingerprint}
+        model = state.model
+        if model is not None:  # an export of a real model says which model and layer
+            weights = {"kind": "model", "folder": model.folder.name,
+                       "layer": state.model_layer}
         return exporting.provenance(result, seed=state.seed, causal=state.causal,
                                     step=info_step, head=head,  # type: ignore[arg-type]
                                     query_head=query_head, weights=weights)

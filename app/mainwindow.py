@@ -28,6 +28,7 @@ from app.docks import DOCKS, PanelMap
 from app.files import FileController
 from app.keys import KeyGuard
 from app.menus import build_menus, retranslate_examples, retranslate_menus, shortcut_rows
+from app.model_open import ModelController
 from app.panels.base import Panel
 from app.settings import open_settings, settings_dir
 from app.state import AppState
@@ -126,10 +127,15 @@ class MainWindow(QMainWindow):
         self.highlight = HighlightFrame(self)
         self.docking = DockLayout(self)
         self.tour_driver = TourDriver(self)
+        self.models = ModelController(self)
         build_menus(self)
         self.random_weights_action.setEnabled(state.weights_source is not None)
 
         self.editor.text_edited.connect(state.set_text)
+        # the chips show the state's tokens (a real model's pieces), tokenized once per edit
+        self.editor.chips_from_owner = True
+        state.tokens_changed.connect(self._on_tokens_changed)
+        self._on_tokens_changed()
         self.editor.text_full.connect(self._on_text_full)
         state.result_changed.connect(self._on_result_changed)
         state.error_changed.connect(self._on_error_changed)
@@ -184,6 +190,7 @@ class MainWindow(QMainWindow):
         retranslate_menus(self)
         self.editor.retranslate()
         self.status.retranslate()
+        self.models.retranslate()
         if self._shortcuts_sheet is not None:
             self._shortcuts_sheet.refresh()
 
@@ -278,6 +285,10 @@ class MainWindow(QMainWindow):
 
     def save_session(self, path: str | os.PathLike[str]) -> bool:
         return self.files.save_session(path)
+
+    def open_model(self, folder: str | os.PathLike[str], layer: int = 0, *,
+                   wait: bool = False) -> bool:
+        return self.models.open_model(folder, layer, wait=wait)
 
     def load_weights(self, path: str | os.PathLike[str], layer: int = 0) -> bool:
         return self.files.load_weights(path, layer)
@@ -386,6 +397,16 @@ class MainWindow(QMainWindow):
             self.set_presentation(False)
             return
         super().keyPressEvent(event)
+
+    def _on_tokens_changed(self) -> None:
+        state = self.state
+        self.editor.show_chips(state.token_chips())
+        pending = state.pending_bytes
+        if pending:
+            self.show_message(lambda: self.tr(
+                "The last token is part of a character: bytes %1 wait for the next token "
+                "(the ids stay what the model produced)").replace(
+                    "%1", " ".join(f"{b:02x}" for b in pending)), 8000)
 
     def _on_text_restored(self, text: str) -> None:
         if self.editor.text() != text:

@@ -75,6 +75,10 @@ def build_menus(w: MainWindow) -> None:
                                     files.open_weights_interactive)
     w.random_weights_action = _action(w, "randomWeightsAction", w.file_menu,
                                       files.use_random_weights)
+    w.open_model_action = _action(w, "openModelAction", w.file_menu,
+                                  w.models.open_model_interactive)
+    w.toy_layer_action = _action(w, "toyLayerAction", w.file_menu, w.models.close_model)
+    w.toy_layer_action.setEnabled(w.state.model is not None)
     w.save_action = _action(w, "saveSessionAction", w.file_menu,
                             lambda: files.save_session_interactive(),
                             (QKeySequence.StandardKey.Save,))
@@ -254,6 +258,8 @@ def retranslate_menus(w: MainWindow) -> None:
     w.examples_menu.setTitle(translate("MainWindow", "Open &example"))
     w.open_weights_action.setText(translate("MainWindow", "Open layer &weights…"))
     w.random_weights_action.setText(translate("MainWindow", "Back to &random weights"))
+    w.open_model_action.setText(translate("MainWindow", "Open &model…"))
+    w.toy_layer_action.setText(translate("MainWindow", "Back to the &toy layer"))
     w.save_action.setText(translate("MainWindow", "&Save session"))
     w.save_as_action.setText(translate("MainWindow", "Save session &as…"))
     w.export_menu.setTitle(translate("MainWindow", "&Export"))

@@ -123,6 +123,10 @@ class Session:
     #: ``weights_path`` relative to the session file's folder, written beside it: a lesson
     #: folder moved (or copied to the classroom machine) with its model still finds it.
     weights_relative: str = ""
+    #: A real model's folder (None: the toy layer) and the layer shown; ``config``, ``seed``
+    #: and the weights fields are then the toy layer's, used when the folder is gone.
+    model_path: str | None = None
+    model_layer: int = 0
 
     def weights_dict(self) -> dict[str, Any]:
         """The ``"weights"`` field: random from a seed, or a layer of a file (whose seed is
@@ -144,6 +148,8 @@ class Session:
             "selection": {"step": self.step, "head": self.head, "query": self.query,
                           "depth_t": self.depth_t},
         }
+        if self.model_path is not None:
+            data["model"] = {"path": self.model_path, "layer": self.model_layer}
         if self.language is not None:
             data["language"] = self.language
         view = {"palette": self.palette, "theme": self.theme, "font_scale": self.font_scale}
@@ -156,12 +162,18 @@ class Session:
 def session_from_state(state: object) -> Session:
     s: Any = state
     source = s.weights_source
-    return Session(text=s.text, config=s.config, seed=s.seed, causal=s.causal, step=s.step,
+    config, seed = s.config, s.seed
+    model = s.model
+    if model is not None:  # the toy layer behind it is what the fields below describe
+        config, seed, source = s.inputs.toy
+    return Session(text=s.text, config=config, seed=seed, causal=s.causal, step=s.step,
                    head=s.head, query=s.query, depth_t=s.depth_t, language=s.language,
                    palette=s.palette, theme=s.theme, font_scale=s.font_scale,
                    weights_path=source.path if source else None,
                    weights_layer=source.layer if source else 0,
-                   weights_sha256=source.fingerprint if source else "")
+                   weights_sha256=source.fingerprint if source else "",
+                   model_path=str(model.folder) if model is not None else None,
+                   model_layer=s.model_layer if model is not None else 0)
 
 
 # ----- reading: check everything, build nothing half-way -----
@@ -274,11 +286,20 @@ def _parse_fields(data: dict[str, Any]) -> Session:
         if not (math.isfinite(font_scale) and FONT_SCALE_MIN <= font_scale <= FONT_SCALE_MAX):
             raise _Invalid(QCoreApplication.translate(
             "Sessions", "view font_scale is out of range"))
+    model = _opt(data, "model", dict, None, "")
+    model_path, model_layer = None, 0
+    if model is not None:
+        model_path = _need(model, "path", str, "model.")
+        model_layer = _opt(model, "layer", int, 0, "model.")
+        if not model_path or model_layer < 0:
+            raise _Invalid(QCoreApplication.translate(
+                "Sessions", "its model folder or layer number is invalid"))
     return Session(text=text, config=config, seed=seed, causal=causal, step=step, head=head,
                    query=query, depth_t=depth_t, language=language, palette=palette,
                    theme=theme, font_scale=font_scale, weights_path=weights_path,
                    weights_layer=weights_layer, weights_sha256=weights_sha256,
-                   weights_relative=weights_relative)
+                   weights_relative=weights_relative, model_path=model_path,
+                   model_layer=model_layer)
 
 
 def read_session(path: str | os.PathLike[str]) -> Session:

@@ -28,10 +28,12 @@ from PySide6.QtCore import QObject, Signal
 import engine
 from app.baseline import BaselineChooser
 from app.bridge import EngineBridge
-from app.compute import Baseline, Request, Result, SweepFailed
+from app.compute import Baseline, Request, Result, SweepFailed, piece_label
 from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo, ops
 from engine.continuous import Convergence
 from engine.layer import Step
+from engine.model import Qwen3Model
+from engine.model_tokens import Piece
 
 #: Selection fields, the values ``selection_changed`` carries.
 SELECTION_FIELDS = ("step", "head", "query", "depth_t")
@@ -84,15 +86,75 @@ class Inputs:
         self.seed = 0
         self.weights = LayerWeights.random(self.config, self.seed)
         self.weights_source: WeightsSource | None = None
+        #: A real model open (None: the toy layer), the layer shown, and the text's ids under
+        #: its tokenizer with their readable pieces (made once per edit, like ``tokens``)
+        self.model: Qwen3Model | None = None
+        self.model_layer = 0
+        self.ids: tuple[int, ...] = ()
+        self.pieces: tuple[Piece, ...] = ()
+        #: the toy layer's (config, seed, weights, source), kept while a model is open
+        self._toy: tuple[Qwen3Config, int, LayerWeights, WeightsSource | None] | None = None
 
     def set_text(self, text: str) -> None:
         self.text = text
-        self.tokens = tuple(engine.tokenize(text))
+        self._tokenize()
+
+    @property
+    def toy(self) -> tuple[Qwen3Config, int, WeightsSource | None]:
+        """The toy layer's config, seed and weights file (the one behind an open model)."""
+        if self._toy is not None:
+            return self._toy[0], self._toy[1], self._toy[3]
+        return self.config, self.seed, self.weights_source
+
+    def _tokenize(self) -> None:
+        model = self.model
+        if model is None:
+            self.ids, self.pieces = (), ()
+            self.tokens = tuple(engine.tokenize(self.text))
+            return
+        self.set_ids(tuple(model.encode(self.text)) if self.text else ())
+
+    def set_ids(self, ids: tuple[int, ...]) -> None:
+        """The model's ids as they are (an appended token stays the id the model produced)."""
+        assert self.model is not None
+        self.ids = ids
+        self.pieces = self.model.pieces(ids) if ids else ()
+        self.tokens = tuple(piece_label(p) for p in self.pieces)
+
+    def open_model(self, model: Qwen3Model, layer: int) -> None:
+        if not 0 <= layer < model.num_layers:
+            raise ValueError(f"layer {layer} is not in 0…{model.num_layers - 1}")
+        if self.model is None:
+            self._toy = (self.config, self.seed, self.weights, self.weights_source)
+        self.model = model
+        self.set_model_layer(layer)
+        self._tokenize()
+
+    def set_model_layer(self, layer: int) -> None:
+        assert self.model is not None
+        self.model_layer = layer
+        self.config = self.model.layer_config
+        self.weights = self.model.layers[layer]
+        self.weights_source = None
+
+    def close_model(self) -> None:
+        """Back to the toy layer as it was before the model was opened."""
+        if self.model is None:
+            return
+        self.model = None
+        if self._toy is not None:
+            self.config, self.seed, self.weights, self.weights_source = self._toy
+        self._toy = None
+        self._tokenize()
 
     def set_model(self, config: Qwen3Config, seed: int, weights: LayerWeights | None,
                   source: WeightsSource | None) -> None:
         # the weights first: if making them fails, the layer on screen stays whole
         new = weights if weights is not None else LayerWeights.random(config, seed)
+        if self.model is not None:  # a toy layer asked for: the model closes
+            self.model = None
+            self._toy = None
+            self._tokenize()
         # the same numbers again (a session or example with this layer) keep the object: the
         # causality panel compares an input only with one computed under the same weights
         if not same_weights(new, self.weights):
@@ -291,6 +353,8 @@ class AppState(QObject):
     text_restored = Signal(str)
     #: The undo/redo stacks changed (menus enable or disable their actions).
     history_changed = Signal()
+    #: The text's tokens changed (the token chips show :meth:`token_chips`).
+    tokens_changed = Signal()
 
     def __init__(self, bridge: EngineBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -322,7 +386,97 @@ class AppState(QObject):
             self.history.record(self.inputs.text)
             self.history_changed.emit()
             self.inputs.set_text(text)
+            self.tokens_changed.emit()
             self._submit()
+
+    # ----- a real model (engine.model.Qwen3Model) instead of the toy layer -----
+    @property
+    def model(self) -> Qwen3Model | None:
+        """The open model; None on the toy layer (the default)."""
+        return self.inputs.model
+
+    @property
+    def model_layer(self) -> int:
+        """The layer of the open model on show (0 … num_layers − 1)."""
+        return self.inputs.model_layer
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        """The text's ids under the open model's tokenizer (() on the toy layer)."""
+        return self.inputs.ids
+
+    @property
+    def pieces(self) -> tuple[Piece, ...]:
+        return self.inputs.pieces
+
+    @property
+    def pending_bytes(self) -> bytes:
+        """Bytes of the last tokens that do not make a whole character yet (after an Append
+        of a byte piece); b"" when the text ends on a whole character."""
+        pieces = self.inputs.pieces
+        tail = b""
+        for piece in reversed(pieces):
+            if piece.text or piece.special:
+                break
+            tail = piece.data + tail
+        return tail
+
+    def token_chips(self) -> list[tuple[str, str, bool]]:
+        """(label, tooltip, special) per token, for the chips under the text field: the
+        model's pieces with their ids, or the toy tokenizer's tokens."""
+        if self.inputs.model is None:
+            return [(t, "", False) for t in self.inputs.tokens]
+        return [(label, self.tr("id %1 · %2").replace("%1", str(i)).replace("%2", repr(p.raw)),
+                 p.special)
+                for label, i, p in zip(self.inputs.tokens, self.inputs.ids, self.inputs.pieces,
+                                       strict=True)]
+
+    def open_model(self, model: Qwen3Model, layer: int = 0) -> None:
+        """Show ``model``'s layer ``layer`` on its own tokens; the toy layer is kept to go
+        back to. A layer outside 0…N−1 raises ValueError and changes nothing."""
+        self.inputs.open_model(model, layer)
+        self.results.pinned = None
+        self.tokens_changed.emit()
+        self.model_changed.emit()
+        self._submit()
+
+    def set_model_layer(self, layer: int) -> None:
+        model = self.inputs.model
+        if model is None:
+            return
+        layer = min(max(int(layer), 0), model.num_layers - 1)
+        if layer != self.inputs.model_layer:
+            self.inputs.set_model_layer(layer)
+            self.model_changed.emit()
+            self._submit()
+
+    def close_model(self) -> None:
+        """Back to the toy layer (as it was before the model was opened)."""
+        if self.inputs.model is not None:
+            self.inputs.close_model()
+            self.results.pinned = None
+            self.tokens_changed.emit()
+            self.model_changed.emit()
+            self._submit()
+
+    def append_token(self, token_id: int) -> None:
+        """Append ``token_id`` (greedy Append of the next-token panel): the ids stay the ones
+        the model produced, not the text re-tokenized; where the appended byte piece does not
+        complete a character yet, :attr:`pending_bytes` says so."""
+        inputs = self.inputs
+        model = inputs.model
+        if model is None:
+            raise ValueError("Append needs a real model open (File ▸ Open model…)")
+        if not 0 <= int(token_id) < model.config.vocab_size:
+            raise ValueError(f"token id {token_id} is not in 0…{model.config.vocab_size - 1}")
+        self.history.record(inputs.text)
+        self.history_changed.emit()
+        inputs.set_ids((*inputs.ids, int(token_id)))
+        inputs.text = "".join(p.text for p in inputs.pieces)
+        self.tokens_changed.emit()
+        # the editor shows the text; its echo of it is a no-op here (the same text)
+        self.text_restored.emit(inputs.text)
+        self._submit()
 
     # ----- undo / redo of text edits (state-level, whatever widget made the edit) -----
     @property
@@ -354,6 +508,7 @@ class AppState(QObject):
             return False
         self.inputs.set_text(text)
         self.history_changed.emit()
+        self.tokens_changed.emit()
         self.text_restored.emit(text)
         self._submit()
         return True
@@ -389,8 +544,11 @@ class AppState(QObject):
                   source: WeightsSource | None = None) -> None:
         """New layer: random weights from ``seed`` unless real ``weights`` are given (read
         from ``source``, when they came from a file)."""
+        had_model = self.inputs.model is not None
         self.inputs.set_model(config, seed, weights, source)
         self.results.pinned = None
+        if had_model:
+            self.tokens_changed.emit()
         self.model_changed.emit()
         self._submit()
 
@@ -401,10 +559,13 @@ class AppState(QObject):
         """The one place a Request's causality baseline is chosen: the pin, else the sentence
         before the edit began, else the input just before (app.baseline's rule; another
         layer of the same shape is never compared)."""
+        return self._baselines_for(tokens, self.inputs.causal)
+
+    def _baselines_for(self, tokens: tuple[str, ...], causal: bool) -> Baseline | None:
         chooser = self._baselines
         chooser.accept(self.results.result)
         chooser.pin(self.results.pinned)
-        return chooser.choose(tokens, self.inputs.weights, self.inputs.causal)
+        return chooser.choose(tokens, self.inputs.weights, causal)
 
     def _submit(self) -> None:
         self.inputs_changed.emit()
@@ -417,11 +578,18 @@ class AppState(QObject):
             self._set_error("")
             self.result_changed.emit(None)
             return
-        baseline = self._baseline_for(inputs.tokens)
+        model = inputs.model
+        # a real model is causal: its layer runs under the mask whatever the toggle says
+        causal = inputs.causal or model is not None
+        baseline = self._baselines_for(inputs.tokens, causal)
+        shown = results.result
+        cache = (shown.model_run if shown is not None and model is not None
+                 and shown.model is model else None)
         self._bridge.submit(Request(
             request_id=results.pending_id, text=inputs.text, tokens=inputs.tokens,
-            config=inputs.config, weights=inputs.weights, causal=inputs.causal,
-            baseline=baseline,
+            config=inputs.config, weights=inputs.weights, causal=causal,
+            baseline=baseline, model=model, ids=inputs.ids, model_layer=inputs.model_layer,
+            model_cache=cache,
         ))
 
     # ----- results -----

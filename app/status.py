@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox
 
@@ -22,6 +22,9 @@ from app.widgets.elided_label import ElidedLabel
 
 #: (the strings keep the main window's translation context, where they were first written)
 translate = QCoreApplication.translate
+
+#: A request still computing after this long shows "computing…" (shorter ones would flicker).
+BUSY_AFTER_MS = 150
 
 #: Room the status bar keeps between a message and the first permanent label (its own
 #: margins and the label's frame).
@@ -60,10 +63,35 @@ class StatusBar(QObject):
         bar.addPermanentWidget(self.weights)
         bar.addPermanentWidget(self.tokens)
         bar.addPermanentWidget(self.time)
+        #: "computing…" while a request takes longer than BUSY_AFTER_MS (a real model's
+        #: keystroke); the window keeps working meanwhile and the latest edit wins
+        self.busy = QLabel()
+        self.busy.setObjectName("statusBusy")
+        bar.addPermanentWidget(self.busy)
+        self._busy_timer = QTimer(window)
+        self._busy_timer.setSingleShot(True)
+        self._busy_timer.setInterval(BUSY_AFTER_MS)
+        self._busy_timer.timeout.connect(self._show_busy)
+        state.inputs_changed.connect(self._busy_timer.start)
+        state.result_changed.connect(self._hide_busy)
+        state.error_changed.connect(self._hide_busy)
         bar.messageChanged.connect(self._on_message_changed)
         self.colour_error()
 
     # ----- the permanent labels -----
+    def _show_busy(self) -> None:
+        result = self.state.result
+        if self.state.tokens and (result is None
+                                  or result.request_id != self.state.pending_id):
+            self.busy.setText(translate("MainWindow", "computing…"))
+
+    def _hide_busy(self, *_args: object) -> None:
+        self._busy_timer.stop()
+        self.busy.setText("")
+
+    @property
+    def is_busy(self) -> bool:
+        return bool(self.busy.text())
     def show_result(self, result: Result | None) -> None:
         if result is None:
             self.tokens.setText(translate("MainWindow", "no tokens"))
@@ -72,6 +100,24 @@ class StatusBar(QObject):
             self.tokens.setText(self._tokens_text(len(result.tokens)))
             self.time.setText(translate("MainWindow", "computed in %1 ms").replace(
                 "%1", f"{result.compute_ms:.1f}"))
+            note = self.cache_note(result)
+            if note:  # the KV cache's savings, in plain sight beside the time they bought
+                self.time.setText(self.time.text() + " · " + note)
+
+    def cache_note(self, result: Result | None = None) -> str:
+        """What the KV cache saved on a real model's last run ("" on the toy layer)."""
+        result = self.state.result if result is None else result
+        run = result.model_run if result is not None else None
+        if run is None:
+            return ""
+        layers, tokens = run.rows_total // max(run.num_tokens, 1), run.num_tokens
+        # every layer but the shown one reuses the cached rows; the shown one runs whole
+        reused_layers = layers - 1 if run.reused_rows else 0
+        return (translate("MainWindow", "KV cache: reused %1 of %2 rows in %3 of %4 layers: "
+                                        "%5 % of the rows not recomputed")
+                .replace("%1", str(run.reused_rows)).replace("%2", str(tokens))
+                .replace("%3", str(reused_layers)).replace("%4", str(layers))
+                .replace("%5", f"{100 * run.saved_fraction:.0f}"))
 
     def show_error(self, message: str) -> None:
         self.error.setText(message and translate("MainWindow", "Not computed: %1").replace(
@@ -83,6 +129,13 @@ class StatusBar(QObject):
 
     def show_weights(self) -> None:
         source, config = self.state.weights_source, self.state.config
+        model = self.state.model
+        if model is not None:
+            self.weights.setText(translate("MainWindow", "Model %1, layer %2 of %3").replace(
+                "%1", model.folder.name).replace("%2", str(self.state.model_layer)).replace(
+                "%3", str(model.num_layers)))
+            self.weights.setToolTip(str(model.folder))
+            return
         if source is None:
             self.weights.setText(translate("MainWindow", "Random weights (seed %1)").replace(
                 "%1", str(self.state.seed)))

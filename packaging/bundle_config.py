@@ -139,8 +139,13 @@ OWN_PACKAGES = ("app", "engine")
 
 
 #: Imported where PyInstaller's analysis cannot see it: numpy.random's compiled bit generator
-#: imports ``secrets`` (it used to arrive through multiprocessing, now excluded).
-EXTRA_HIDDEN_IMPORTS = ["secrets"]
+#: imports ``secrets`` (it used to arrive through multiprocessing, now excluded). Hugging
+#: Face's ``tokenizers`` (a real model's tokenizer.json, engine/model_tokens.py) is imported
+#: only when a model is opened, and its compiled core imports its Python submodules itself;
+#: no data files, no network.
+EXTRA_HIDDEN_IMPORTS = ["secrets", "tokenizers", "tokenizers.decoders", "tokenizers.models",
+                        "tokenizers.normalizers", "tokenizers.pre_tokenizers",
+                        "tokenizers.processors", "tokenizers.trainers"]
 
 
 def hidden_imports() -> list[str]:

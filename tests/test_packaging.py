@@ -370,6 +370,22 @@ def test_bundle_selftest_offline_without_fonts_writes_the_window(built, tmp_path
     assert off_background / samples > 0.05
 
 
+def test_bundle_opens_a_real_model_offline(built, tmp_path):
+    """The bundle has what ``tokenizers`` needs: a tiny Qwen3 folder opens and computes."""
+    exe = Path(built["bundle"]) / "dualview"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen",
+           "DUALVIEW_CONFIG_DIR": str(tmp_path / "config"), "LANG": "C.UTF-8"}
+    folder = ROOT / "tests" / "data" / "model_f32_untied"
+    cmd = [*_no_network_prefix(), str(exe), "--selftest", "--model", str(folder),
+           "--layer", "1"]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=RUN_TIMEOUT_S)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-4000:]
+    assert f"model layer 1 of {folder}" in proc.stdout, output[-4000:]
+    assert "selftest: ok" in proc.stdout, output[-4000:]
+
+
 def test_the_chinese_qt_translation_is_kept_and_the_rest_dropped():
     """Standard dialog buttons and key names follow the app into Chinese in the bundle."""
     assert not cfg.dropped("PySide6/Qt/translations/qtbase_zh_CN.qm")

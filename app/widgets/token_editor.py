@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
+from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QScrollArea,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -35,7 +37,7 @@ DEFAULT_TEXT = PRESETS[0][1]
 MAX_CHIPS = 160
 
 
-def chips_html(tokens: list[str]) -> str:
+def chips_html(tokens: list[str], special: list[bool] | None = None) -> str:
     """Rich text: each token in a tinted box with its index, so token starts are visible.
 
     The chips run left to right in token order whatever the script: the paragraph is
@@ -44,10 +46,15 @@ def chips_html(tokens: list[str]) -> str:
     right-to-left run, drawn last token first)."""
     parts = []
     for i, token in enumerate(tokens[:MAX_CHIPS]):
+        # a model's special tokens (<|im_start|>) are styled apart from text
+        odd = special is not None and special[i]
+        colours = "#f3e3c3; color:#5c3a00" if odd else "#dfe8f5; color:#12325c"
+        # each chip a link, so hovering it can show its id (QLabel has no per-span tooltip)
         parts.append(
-            f'<span style="background-color:#dfe8f5; color:#12325c;">'
+            f'<a href="chip:{i}" style="text-decoration:none;">'
+            f'<span style="background-color:{colours};">'
             f'&nbsp;<sub style="color:#6a7f99;">{i}</sub>&nbsp;'
-            f'{isolated(html.escape(short_token(token)))}&nbsp;</span>'
+            f'{isolated(html.escape(short_token(token)))}&nbsp;</span></a>'
         )
     more = len(tokens) - MAX_CHIPS
     tail = f" <i>… +{more}</i>" if more > 0 else ""
@@ -60,6 +67,9 @@ class TokenEditor(QWidget):
     text_edited = Signal(str)
     #: the text reached the field's limit (a longer paste was cut there)
     text_full = Signal()
+    #: Set by an owner that gives the chips their tokens (:meth:`show_chips`, from the state):
+    #: the editor then does not tokenize the text itself.
+    chips_from_owner = False
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -76,6 +86,7 @@ class TokenEditor(QWidget):
         self.chips.setObjectName("tokenChips")
         self.chips.setWordWrap(True)
         self.chips.setTextFormat(Qt.TextFormat.RichText)
+        self._chips: list[tuple[str, str, bool]] = []
         self.count = QLabel()
         self.prompt = QLabel()
 
@@ -101,6 +112,7 @@ class TokenEditor(QWidget):
         self.setFixedHeight(self.sizeHint().height())
         self.line.textChanged.connect(self._on_text_changed)
         self.presets.activated.connect(self._on_preset_activated)
+        self.chips.linkHovered.connect(self._on_chip_hovered)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -110,7 +122,31 @@ class TokenEditor(QWidget):
         self.presets.setPlaceholderText(self.tr("Example sentences…"))
         for index, (label, _text) in enumerate(PRESETS):
             self.presets.setItemText(index, self.tr(label))
-        self._on_tokens(engine.tokenize(self.line.text()))
+        if self.chips_from_owner:
+            self.show_chips(self._chips)
+        else:
+            self._on_tokens(engine.tokenize(self.line.text()))
+
+    def show_chips(self, chips: list[tuple[str, str, bool]]) -> None:
+        """Chips for (label, tooltip, special) per token, as the owner tokenized them (a real
+        model's pieces: ids in the tooltips, special tokens styled apart)."""
+        self._chips = list(chips)
+        labels = [c[0] for c in self._chips]
+        self.chips.setText(chips_html(labels, [c[2] for c in self._chips]) if labels else
+                           "<i>" + self.tr("No tokens yet") + "</i>")
+        self.count.setText(self.tr("%n token(s)", "", len(labels)))
+        tips = [c[1] for c in self._chips[:MAX_CHIPS] if c[1]]
+        self.chips.setToolTip("\n".join(f"{i} {t}" for i, t in enumerate(tips)) if tips else "")
+
+    def chip_tooltip(self, index: int) -> str:
+        """What hovering chip ``index`` shows (its id for a model's token)."""
+        return self._chips[index][1] if 0 <= index < len(self._chips) else ""
+
+    def _on_chip_hovered(self, link: str) -> None:
+        if link.startswith("chip:"):
+            tip = self.chip_tooltip(int(link[5:]))
+            if tip:
+                QToolTip.showText(QCursor.pos(), tip, self.chips)
 
     def set_text(self, text: str) -> None:
         self.line.setText(text)
@@ -127,7 +163,8 @@ class TokenEditor(QWidget):
         # the recompute first: the worker starts while this thread tokenizes for the chips
         # (~5 ms at 512 tokens) and lays them out
         self.text_edited.emit(text)
-        self._on_tokens(engine.tokenize(text))
+        if not self.chips_from_owner:
+            self._on_tokens(engine.tokenize(text))
         # the box names the example in the field, or none: it kept showing the last one picked
         # (or the first) beside any other text
         self.presets.setCurrentIndex(self.presets.findData(text))

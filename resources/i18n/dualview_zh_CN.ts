@@ -17,6 +17,13 @@
     </message>
 </context>
 <context>
+    <name>AppState</name>
+    <message>
+        <source>id %1 · %2</source>
+        <translation>编号 %1 · %2</translation>
+    </message>
+</context>
+<context>
     <name>AttentionGraphPanel</name>
     <message>
         <source>Query token:</source>
@@ -1592,6 +1599,14 @@ after attn.</source>
         <translation>改回随机权重(&amp;R)</translation>
     </message>
     <message>
+        <source>Open &amp;model…</source>
+        <translation>打开模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Back to the &amp;toy layer</source>
+        <translation>返回玩具层(&amp;T)</translation>
+    </message>
+    <message>
         <source>&amp;Save session</source>
         <translation>保存会话(&amp;S)</translation>
     </message>
@@ -1778,8 +1793,20 @@ after attn.</source>
         <translation>文本框最多容纳 %1 个字符；超出的部分没有保留。</translation>
     </message>
     <message>
+        <source>computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <source>KV cache: reused %1 of %2 rows in %3 of %4 layers: %5 % of the rows not recomputed</source>
+        <translation>KV 缓存：在 %4 层中的 %3 层复用了 %2 行中的 %1 行：%5 % 的行无需重新计算</translation>
+    </message>
+    <message>
         <source>Not computed: %1</source>
         <translation>未计算：%1</translation>
+    </message>
+    <message>
+        <source>Model %1, layer %2 of %3</source>
+        <translation>模型 %1，第 %2 层（共 %3 层）</translation>
     </message>
     <message>
         <source>Random weights (seed %1)</source>
@@ -1820,6 +1847,10 @@ after attn.</source>
     <message>
         <source>Copy its exact value to the clipboard</source>
         <translation>把它的精确数值复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>The last token is part of a character: bytes %1 wait for the next token (the ids stay what the model produced)</source>
+        <translation>最后一个词元只是一个字符的一部分：字节 %1 等待下一个词元（编号保持模型生成的样子）</translation>
     </message>
     <message>
         <source>Dual View %1: one real Qwen3 decoder layer, computed live in float64 and shown two ways — 22 matrix steps and a continuous depth-time view.</source>
@@ -1944,6 +1975,34 @@ after attn.</source>
     <message>
         <source>choose a .csv or .npy file name</source>
         <translation>请选择 .csv 或 .npy 文件名</translation>
+    </message>
+    <message>
+        <source>Layer:</source>
+        <translation>层：</translation>
+    </message>
+    <message>
+        <source>Which layer of the model the panels show (0 is the first)</source>
+        <translation>各面板显示模型的哪一层（0 为第一层）</translation>
+    </message>
+    <message>
+        <source>Opening the model in %1…</source>
+        <translation>正在打开 %1 中的模型…</translation>
+    </message>
+    <message>
+        <source>Cannot open the model in %1: %2</source>
+        <translation>无法打开 %1 中的模型：%2</translation>
+    </message>
+    <message>
+        <source>Open model</source>
+        <translation>打开模型</translation>
+    </message>
+    <message>
+        <source>Opened %1: %2 layers, showing layer %3</source>
+        <translation>已打开 %1：共 %2 层，显示第 %3 层</translation>
+    </message>
+    <message>
+        <source>Open a model folder (config.json, tokenizer.json, *.safetensors)</source>
+        <translation>打开模型文件夹（config.json、tokenizer.json、*.safetensors）</translation>
     </message>
 </context>
 <context>
@@ -2343,6 +2402,10 @@ Type a sentence above to compute the layer.</translation>
     <message>
         <source>view font_scale is out of range</source>
         <translation>视图的 font_scale 超出范围</translation>
+    </message>
+    <message>
+        <source>its model folder or layer number is invalid</source>
+        <translation>其模型文件夹或层号无效</translation>
     </message>
     <message>
         <source>%1 is not a file</source>
