@@ -81,7 +81,8 @@ class MainWindow(QMainWindow):
         # the app-wide style and palette before the widgets exist: setting them later
         # re-polishes every widget (~40 ms at start-up); new plots take its colours
         theme.apply_theme(state.theme)
-        self.editor = TokenEditor()
+        # the chips show the tokens the state made for the request (one tokenization)
+        self.editor = TokenEditor(lambda: state.tokens)
         self.editor.setObjectName("tokenEditor")
         self.editor.setMaximumHeight(150)
         self.setCentralWidget(self.editor)

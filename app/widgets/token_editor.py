@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
@@ -16,7 +17,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-import engine
 from app.compute import MAX_TEXT_CHARS, isolated, short_token, text_length
 
 #: (label, text). The last one is set up for the causality demo: edit its final token. The
@@ -35,7 +35,7 @@ DEFAULT_TEXT = PRESETS[0][1]
 MAX_CHIPS = 160
 
 
-def chips_html(tokens: list[str]) -> str:
+def chips_html(tokens: Sequence[str]) -> str:
     """Rich text: each token in a tinted box with its index, so token starts are visible.
 
     The chips run left to right in token order whatever the script: the paragraph is
@@ -55,14 +55,21 @@ def chips_html(tokens: list[str]) -> str:
 
 
 class TokenEditor(QWidget):
-    """Emits ``text_edited`` on every keystroke; the state recomputes (latest wins)."""
+    """Emits ``text_edited`` on every keystroke; the state recomputes (latest wins).
+
+    ``tokens`` returns what the chips show: the current text's tokens as display strings, as
+    the state made them for the request (tokenized once per keystroke, there). The editor
+    never tokenizes: a model whose tokens are ids shows its pieces by giving their strings.
+    """
 
     text_edited = Signal(str)
     #: the text reached the field's limit (a longer paste was cut there)
     text_full = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, tokens: Callable[[], Sequence[str]] = tuple,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._tokens = tokens
         self.line = QLineEdit()
         self.line.setObjectName("tokenLine")
         self.line.setClearButtonEnabled(True)
@@ -110,7 +117,7 @@ class TokenEditor(QWidget):
         self.presets.setPlaceholderText(self.tr("Example sentences…"))
         for index, (label, _text) in enumerate(PRESETS):
             self.presets.setItemText(index, self.tr(label))
-        self._on_tokens(engine.tokenize(self.line.text()))
+        self.show_tokens(self._tokens())
 
     def set_text(self, text: str) -> None:
         self.line.setText(text)
@@ -118,16 +125,17 @@ class TokenEditor(QWidget):
     def text(self) -> str:
         return self.line.text()
 
-    def _on_tokens(self, tokens: list[str]) -> None:
+    def show_tokens(self, tokens: Sequence[str]) -> None:
+        """Draw the chips (and the count) for ``tokens``, display strings in order."""
         self.chips.setText(chips_html(tokens) if tokens else
                            "<i>" + self.tr("No tokens yet") + "</i>")
         self.count.setText(self.tr("%n token(s)", "", len(tokens)))
 
     def _on_text_changed(self, text: str) -> None:
-        # the recompute first: the worker starts while this thread tokenizes for the chips
-        # (~5 ms at 512 tokens) and lays them out
+        # the recompute first: the state tokenizes and the worker starts while this thread
+        # lays the chips out, from the tokens the state just made
         self.text_edited.emit(text)
-        self._on_tokens(engine.tokenize(text))
+        self.show_tokens(self._tokens())
         # the box names the example in the field, or none: it kept showing the last one picked
         # (or the first) beside any other text
         self.presets.setCurrentIndex(self.presets.findData(text))
