@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         # the app-wide style and palette before the widgets exist: setting them later
         # re-polishes every widget (~40 ms at start-up); new plots take its colours
         theme.apply_theme(state.theme)
+        # the chips show the tokens the state made for the request (one tokenization)
         self.editor = TokenEditor()
         self.editor.setObjectName("tokenEditor")
         self.editor.setMaximumHeight(150)

@@ -214,7 +214,6 @@ class AttentionGraphPanel(Panel):
         self.nodes.sigClicked.connect(self._on_node_clicked)
         self.graph.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.plot.getViewBox().sigResized.connect(self._on_view_resized)
-        state.selection_changed.connect(self._on_selection_changed)
         state.inputs_changed.connect(self._on_inputs_changed)
         state.font_scale_changed.connect(self._on_font_scale_changed)
         self.retranslate()

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 from app import i18n
 from app.compute import Result
 from app.engine_text import engine_text, exception_text
-from app.state import AppState
+from app.state import SELECTION_FIELDS, AppState
 from app.widgets.plotting import one_clip_rect, settle
 from engine import EngineError
 
@@ -27,6 +27,10 @@ class Panel(QWidget):
     ``redraw_epoch`` counts the redraws asked for by anything but a new result (a selection, a
     view option, a language or theme): a panel may skip drawing parts whose inputs read the
     same as last time, keyed on this epoch and on those inputs.
+
+    Selection changes reach :meth:`_on_selection_changed` (the base subscribes) only when the
+    panel does not show that value already: a result that moves the query announces it after
+    ``result_changed``, which the panel drew with the new query (one redraw per result).
     """
 
     #: Emitted after a redraw; ``drawn_id`` says which result it drew (0 for the empty state).
@@ -48,7 +52,10 @@ class Panel(QWidget):
         self._empty.setWordWrap(True)
         self._empty.setObjectName("emptyState")
         self._stack.addWidget(self._empty)
+        #: the selection as the panel last drew or was told of it (field -> value)
+        self._shown_selection: dict[str, object] = {}
         state.result_changed.connect(self._on_result_changed)
+        state.selection_changed.connect(self._on_selection_signal)
         state.language_changed.connect(self._on_language_changed)
         state.error_changed.connect(self._on_error_changed)
 
@@ -84,6 +91,15 @@ class Panel(QWidget):
     def _on_result_changed(self, _result: Result | None) -> None:
         self._schedule_redraw()
 
+    def _on_selection_signal(self, field: str) -> None:
+        value = getattr(self.state, field)
+        result = self.state.result
+        if (not self._dirty and self._shown_selection.get(field, self) == value
+                and self.drawn_id == (result.request_id if result else 0)):
+            return  # drawn with this value already (the result that moved it)
+        self._shown_selection[field] = value
+        self._on_selection_changed(field)
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._dirty:
@@ -110,6 +126,7 @@ class Panel(QWidget):
     def _redraw(self) -> None:
         self._dirty = False
         result = self.state.result
+        self._shown_selection = {name: getattr(self.state, name) for name in SELECTION_FIELDS}
         if result is None:
             self._empty.setText(self.empty_text())
             self._stack.setCurrentIndex(0)
@@ -152,6 +169,9 @@ class Panel(QWidget):
     # ----- for subclasses -----
     def redraw(self, result: Result) -> None:
         raise NotImplementedError
+
+    def _on_selection_changed(self, field: str) -> None:
+        """A selection field (``SELECTION_FIELDS``) changed to a value not drawn yet."""
 
     def retranslate(self) -> None:
         """Set every user-visible string (``self.tr``); called at start, on a language change

@@ -259,12 +259,7 @@ class CausalityPanel(Panel):
         self.grid_view.clicked.connect(self._on_grid_clicked)
         self.grid_view.hovered.connect(self._on_grid_hovered)
         self.diff_view.hovered.connect(self._on_diff_hovered)
-        state.selection_changed.connect(self._on_selection_changed)
         state.baseline_changed.connect(self._on_baseline_changed)
-        for name in ("palette_changed", "theme_changed"):
-            signal = getattr(state, name, None)
-            if signal is not None:
-                signal.connect(lambda _value: self.request_redraw())
         self.retranslate()
 
     def _setup_overlays(self) -> None:

@@ -280,13 +280,8 @@ class DepthTimePanel(Panel):
         self.view.hovered.connect(self._on_hovered)
         self.view.clicked.connect(lambda row, _col, _v: self.state.set_query(row))
         self.t_line.sigDragged.connect(self._on_line_dragged)
-        state.selection_changed.connect(self._on_selection_changed)
         state.convergence_changed.connect(self._on_convergence_changed)
         self._apply_fonts()
-        for name in ("palette_changed", "theme_changed"):  # view options, when the state has them
-            signal = getattr(state, name, None)
-            if signal is not None:
-                signal.connect(lambda _value: self.request_redraw())
         toggle = getattr(state, "play_toggle_requested", None)  # the Space key
         if toggle is not None:
             toggle.connect(self._on_play_toggle_requested)
@@ -462,10 +457,9 @@ class DepthTimePanel(Panel):
         self.conv_plot.fit_ticks()  # the label beside n = 1, in this language
         self._update_play_text()
         self._arrange_controls()  # the marks' words have their own widths in each language
+        # (the query curve's title and the caption follow at the redraw that comes with every
+        # language or theme switch)
         self._show_convergence(force=True)
-        if self._result is not None:
-            self._draw_query_curve()
-            self._apply_t(force=True)
 
     def _update_play_text(self) -> None:
         playing = self.play_button.isChecked()

@@ -51,7 +51,9 @@ def fitted_slope(ns: tuple[int, ...], errors: np.ndarray, n_min: int) -> float:
 class ConvergencePanel(LensPanel):
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
-        state.convergence_changed.connect(lambda _conv: self.request_redraw())
+        #: (convergence, its error) as last drawn
+        self._drawn_sweep: tuple[object, object] = (self, self)
+        state.convergence_changed.connect(self._on_convergence_changed)
 
     def build(self) -> None:
         body = QWidget()
@@ -212,9 +214,18 @@ class ConvergencePanel(LensPanel):
         self.fit_box.setCurrentIndex(index if index >= 0 else 0)
         self.fit_box.blockSignals(False)
 
+    def _on_convergence_changed(self, _conv: Convergence | None) -> None:
+        st = self.state
+        result = st.result
+        if (not self._dirty and self.drawn_id == (result.request_id if result else 0)
+                and self._drawn_sweep == (st.convergence, st.convergence_error)):
+            return  # a result's "no sweep yet" follows it: drawn with it already
+        self.request_redraw()
+
     def redraw(self, result: Result) -> None:
         conv = self.state.convergence
         self.drawn_convergence = conv
+        self._drawn_sweep = (conv, self.state.convergence_error)
         st = self.state
         if conv is None:
             for item in (self.euler_curve, self.second_curve, self.ref1, self.ref2,

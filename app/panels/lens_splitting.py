@@ -86,8 +86,9 @@ def eps_position(eps: float) -> int:
 class SplittingPanel(LensPanel):
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
-        if hasattr(state, "palette_changed"):
-            state.palette_changed.connect(self._on_palette_changed)
+        #: the palette the tiles' colour tables were set for (a palette switch redraws every
+        #: panel from the window; the tables follow at that redraw)
+        self._palette_applied: str | None = None
 
     def build(self) -> None:
         self._frames: dict[str, pg.QtWidgets.QGraphicsRectItem] = {}
@@ -212,12 +213,8 @@ class SplittingPanel(LensPanel):
         self.fix_box.toggled.connect(self._on_control_changed)
         self.dt_slider.value_changed.connect(self._on_control_changed)
 
-    def _on_palette_changed(self, _key: str) -> None:
-        if self.built:
-            self._apply_palette()
-            self.request_redraw()
-
     def _apply_palette(self) -> None:
+        self._palette_applied = getattr(self.state, "palette", "classic")
         name_div = palettes.map_for("signed", getattr(self.state, "palette", "classic"))
         div = palettes.lut(name_div)
         for name, (_plot, image) in self.cells.items():
@@ -298,6 +295,8 @@ class SplittingPanel(LensPanel):
             self._key = key
             self._u0 = x
             self._scheme = random_scheme(x.shape[1], SCHEME_HEADS, seed=self.state.seed)
+        if self._palette_applied != getattr(self.state, "palette", "classic"):
+            self._apply_palette()
         self.update_lens()
 
     def update_lens(self) -> None:

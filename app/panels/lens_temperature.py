@@ -58,9 +58,6 @@ def _e18_reference() -> float:
 class TemperaturePanel(LensPanel):
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
-        state.selection_changed.connect(self._on_selection_changed)
-        if hasattr(state, "palette_changed"):
-            state.palette_changed.connect(lambda _key: self.request_redraw())
 
     def build(self) -> None:
         body = QWidget()

@@ -261,7 +261,6 @@ class NormComparePanel(Panel):
         self.point_box.currentIndexChanged.connect(lambda _i: self.request_redraw())
         self.show_layer.toggled.connect(self._on_show_layer)
         self.graph.scene().sigMouseMoved.connect(self._on_mouse_moved)
-        state.selection_changed.connect(self._on_selection_changed)
         state.language_changed.connect(lambda _lang: self._set_identity())
         self.retranslate()
 

@@ -68,7 +68,6 @@ class StepHeatmapPanel(Panel):
         self.head_box.valueChanged.connect(self.state.set_head)
         self.all_heads.toggled.connect(lambda _on: self.request_redraw())
         self.view.hovered.connect(self._on_hovered)
-        state.selection_changed.connect(self._on_selection_changed)
         self.retranslate()
 
     def retranslate(self) -> None:

@@ -37,7 +37,6 @@ class StepListPanel(Panel):
         self.set_body(self.tree)
 
         self.tree.currentItemChanged.connect(self._on_current_item_changed)
-        state.selection_changed.connect(self._on_selection_changed)
         self.retranslate()
         self._sync_current()
 
