@@ -24,7 +24,7 @@ from app import __version__, i18n, presentation, theme
 from app.bridge import EngineBridge
 from app.compute import MAX_TEXT_CHARS, Result, convergence_skipped
 from app.docking import DockLayout
-from app.docks import DOCKS, PanelMap
+from app.docks import DOCKS, MODEL_DOCKS, PanelMap
 from app.files import FileController
 from app.keys import KeyGuard
 from app.menus import build_menus, retranslate_examples, retranslate_menus, shortcut_rows
@@ -274,6 +274,13 @@ class MainWindow(QMainWindow):
     def _on_model_changed(self) -> None:
         self.random_weights_action.setEnabled(self.state.weights_source is not None)
         self.status.show_weights()
+        if self.state.model is not None:
+            # what the real model adds (the next token, the whole depth) comes forward when
+            # one is opened; closing it leaves them where the teacher put them
+            for name in MODEL_DOCKS:
+                dock = self.docks[name]
+                dock.show()
+                dock.raise_()
 
     def _on_text_full(self) -> None:
         self.notify(lambda: self.tr(

@@ -246,3 +246,14 @@ def test_a_slow_keystroke_shows_computing_and_the_latest_edit_wins(make_window, 
     assert not window.status.is_busy
     assert "The cap" not in shown  # superseded while the first edit computed: never shown
     assert shown[-1] == "The car"
+
+
+def test_opening_a_model_brings_its_next_token_and_depth_panels_forward(make_window, qtbot):
+    from app.docks import MODEL_DOCKS
+
+    window = make_window(text="The cat sat")
+    assert not any(window.docks[name].isVisible() for name in MODEL_DOCKS)
+    _open(window, qtbot)
+    for name in MODEL_DOCKS:
+        qtbot.waitUntil(lambda name=name: window.docks[name].isVisible())
+        assert not window.docks[name].visibleRegion().isEmpty()  # raised, not behind a tab

@@ -97,7 +97,9 @@ def test_the_temperature_changes_the_probabilities(panel, tiny):
 
 
 def test_append_emits_the_argmax_id_once_per_press(panel, tiny, qtbot):
-    widget = panel()
+    state = AppState(EngineBridge(sync=True))
+    state.append_token = lambda _id: None  # the state's own Append is test_model_app.py's
+    widget = panel(state)
     result = model_result(tiny)
     deliver(widget.state, result)
     argmax = int(np.argmax(result.model_run.logits))
