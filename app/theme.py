@@ -187,6 +187,15 @@ def _with_quiet_placeholder(palette: QPalette) -> QPalette:
     return palette
 
 
+def _use_style(app: QApplication, name: str) -> None:
+    """Make ``name`` the application's style, unless it is already: a new QStyle re-polishes
+    every widget (slow), and doing so while a closed window's widgets await deletion crashed
+    the process (a segfault inside QApplication.setStyle, seen in the tests in random order).
+    Where the platform's own style is Fusion (Linux), a theme switch changes the palette only."""
+    if app.style().name().lower() != name.lower():
+        app.setStyle(QStyleFactory.create(name) or QStyleFactory.create("Fusion"))
+
+
 def apply_theme(theme: str, root: QWidget | None = None) -> None:
     """Switch the application to ``theme`` ("light" or "dark") and repaint plots under root."""
     app = QApplication.instance()
@@ -199,11 +208,10 @@ def apply_theme(theme: str, root: QWidget | None = None) -> None:
     if app.property("dualview_default_style") is None:
         app.setProperty("dualview_default_style", app.style().name())
     if theme == "dark":
-        app.setStyle(QStyleFactory.create("Fusion"))
+        _use_style(app, "Fusion")
         app.setPalette(dark_palette())
     else:
-        app.setStyle(QStyleFactory.create(str(app.property("dualview_default_style")))
-                     or QStyleFactory.create("Fusion"))
+        _use_style(app, str(app.property("dualview_default_style")))
         app.setPalette(_with_quiet_placeholder(app.style().standardPalette()))
     _refresh_widgets()
     background, foreground = PLOT_COLOURS[theme]
