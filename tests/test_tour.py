@@ -354,7 +354,7 @@ def test_a_chinese_tour_types_chinese_sentences_with_the_same_pin_and_back(make_
     assert window.state.result.baseline_tokens == tuple(CAUSAL_EDITED_ZH)
     report = window.state.result.causality
     assert report.first_changed == n - 1 and not report.exact
-    assert window._tour_pending_text is None and window._tour_then_text is None
+    assert window.tour_driver.pending_text is None and window.tour_driver.then_text is None
 
     window.set_language("en")  # and back in English the same stop types the English one
     window.tour.go(keys.index("causal-setup"))
