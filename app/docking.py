@@ -1,8 +1,9 @@
 """Where the docks are: the default layout, the saved one, and presentation mode's docking.
 
 Presentation mode (F11) goes full screen with larger text (``app.presentation``); the tour
-becomes a band across the window as tall as its text; on a small screen it shows one dock per
-column with the other as a tab behind it, and widens columns whose tab titles would be cut.
+becomes a band across the window as tall as its text; it shows one dock per column with the
+other as a tab behind it (a small screen also gets a smaller text scale), and widens columns
+whose tab titles would be cut.
 Leaving it restores the layout from before.
 """
 
@@ -147,21 +148,19 @@ class DockLayout(QObject):
             # F11 again before the last restore ran: that restore's layout is the one before
             pending, self._pending_restore = self._pending_restore, None
             before = pending if pending is not None else window.saveState(LAYOUT_VERSION)
-            self._layout_before_presentation = before if compact else None
+            self._layout_before_presentation = before
             self._presentation_start = before
-            if pending is not None and not compact:
-                self.restore_now(pending)
             self.presentation_scale = (presentation.COMPACT_PRESENTATION_SCALE if compact
                                        else presentation.PRESENTATION_SCALE)
             window.showFullScreen()
             state.set_font_scale(max(state.font_scale, self.presentation_scale))
             self.place_tour()
-            if compact:  # six docks at large text do not fit: one per column, the rest tabs
-                # once the larger font has reached the dock layout: tabified now, the tab bars
-                # were laid out for the old font and a stale one stayed drawn over the panels
-                QTimer.singleShot(0, self, self._stack_columns_if_presenting)
-            else:  # larger text makes some panels claim more height: share each column evenly
-                QTimer.singleShot(0, self, self.even_out_columns)
+            # six docks at presentation text do not fit on any screen up to 1920 × 1080 (the
+            # layout matrix test: the depth and causality plots squeezed to slivers, axis
+            # titles cut): one dock per column, the rest as tabs behind it. Once the larger
+            # font has reached the dock layout: tabified now, the tab bars were laid out for
+            # the old font and a stale one stayed drawn over the panels
+            QTimer.singleShot(0, self, self._stack_columns_if_presenting)
         else:
             was_maximized, scale = self._before_presentation
             window.showMaximized() if was_maximized else window.showNormal()
