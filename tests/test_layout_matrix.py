@@ -52,10 +52,12 @@ MIN_PLOT_PX = 60
 #: Pixels of slack for rounding between font metrics and layouts.
 SLACK = 1
 
-#: Known and not fixed yet, all in the default six-dock layout outside presentation mode on
-#: the smaller screens, mostly with the tour's column beside the panels: the depth panel's
-#: small heatmap and the causality panel's step grid squeezed narrow, their axis titles longer
-#: than the axis, and the step list scrolling sideways beside the tour. A ratchet, not an
+#: Known and not fixed yet. In the default six-dock layout outside presentation mode on the
+#: smaller screens, mostly with the tour's column beside the panels: the depth panel's small
+#: heatmap and the causality panel's step grid squeezed narrow, their axis titles longer than
+#: the axis, and the step list scrolling sideways beside the tour. In presentation mode: the
+#: depth panel's convergence plot's axis titles cut (up to 1600 × 900) and the norm panel's
+#: table scrolling sideways (1600 × 900 and 1600 × 1000). A ratchet, not an
 #: exemption list: the test fails on any problem in a widget and case not listed here, and
 #: when a listed widget shows no problem any more in its case (then delete its line).
 KNOWN: frozenset[tuple[str, str]] = frozenset({
@@ -63,25 +65,34 @@ KNOWN: frozenset[tuple[str, str]] = frozenset({
     ('1280×720 en normal tour', 'causalitySplit/QWidget/causalityGrid'),
     ('1280×720 en normal tour', 'depthSplit/QWidget/AnimatedHeatmapView'),
     ('1280×720 en normal tour', 'stepListDock/StepListPanel/stepTree'),
+    ('1280×720 en presentation no tour', 'QWidget/QStackedWidget/depthConvPlot'),
     ('1280×720 zh normal no tour', 'depthSplit/QWidget/AnimatedHeatmapView'),
     ('1280×720 zh normal tour', 'causalitySplit/QWidget/causalityGrid'),
     ('1280×720 zh normal tour', 'depthSplit/QWidget/AnimatedHeatmapView'),
     ('1280×720 zh normal tour', 'stepListDock/StepListPanel/stepTree'),
+    ('1280×720 zh presentation no tour', 'QWidget/QStackedWidget/depthConvPlot'),
     ('1366×768 en normal no tour', 'depthSplit/QWidget/AnimatedHeatmapView'),
     ('1366×768 en normal tour', 'causalitySplit/QWidget/causalityGrid'),
     ('1366×768 en normal tour', 'depthSplit/QWidget/AnimatedHeatmapView'),
     ('1366×768 en normal tour', 'stepListDock/StepListPanel/stepTree'),
+    ('1366×768 en presentation no tour', 'QWidget/QStackedWidget/depthConvPlot'),
     ('1366×768 zh normal no tour', 'depthSplit/QWidget/AnimatedHeatmapView'),
     ('1366×768 zh normal tour', 'causalitySplit/QWidget/causalityGrid'),
     ('1366×768 zh normal tour', 'depthSplit/QWidget/AnimatedHeatmapView'),
     ('1366×768 zh normal tour', 'stepListDock/StepListPanel/stepTree'),
+    ('1366×768 zh presentation no tour', 'QWidget/QStackedWidget/depthConvPlot'),
     ('1600×1000 en normal tour', 'causalitySplit/QWidget/causalityGrid'),
+    ('1600×1000 en presentation no tour', 'qt_scrollarea_viewport/QWidget/normTable'),
     ('1600×1000 zh normal tour', 'causalitySplit/QWidget/causalityGrid'),
+    ('1600×1000 zh presentation no tour', 'qt_scrollarea_viewport/QWidget/normTable'),
     ('1600×900 en normal tour', 'causalitySplit/QWidget/causalityGrid'),
     ('1600×900 en normal tour', 'depthSplit/QWidget/AnimatedHeatmapView'),
+    ('1600×900 en presentation no tour', 'QWidget/QStackedWidget/depthConvPlot'),
     ('1600×900 zh normal tour', 'QWidget/QStackedWidget/depthConvPlot'),
     ('1600×900 zh normal tour', 'causalitySplit/QWidget/causalityGrid'),
     ('1600×900 zh normal tour', 'depthSplit/depthRight/depthNormPlot'),
+    ('1600×900 zh presentation no tour', 'QWidget/QStackedWidget/depthConvPlot'),
+    ('1600×900 zh presentation no tour', 'qt_scrollarea_viewport/QWidget/normTable'),
 })
 
 
@@ -313,7 +324,6 @@ def test_every_text_fits_over_the_size_language_presentation_tour_matrix(
         make_window, qtbot, monkeypatch, tmp_path):
     started = time.monotonic()
     window = make_window(sync=True, text="the cat sat on the mat")
-    window.editor.set_text("the cat sat on the hat")  # a comparison in the causality panel
     shots: list[Shot] = []
     failures: list[str] = []
     seen: set[tuple[str, str]] = set()
@@ -332,13 +342,30 @@ def test_every_text_fits_over_the_size_language_presentation_tour_matrix(
             window.start_tour(0)  # the welcome stop: the longest text of the tour
         if presenting:
             window.presentation_action.trigger()
+        if touring:  # a comparison on screen: the verdict's longest title
+            window.editor.set_text("the cat sat on the mat")
+            window.editor.set_text("the cat sat on the hat")
+        else:  # the first input: "No comparison yet"
+            window.editor.set_text("")
+            window.editor.set_text("the cat sat on the hat")
         message = QCoreApplication.translate("MainWindow", "Restored the last session")
         window.show_message(message, 60_000)
         _settle(qtbot)
+        if presenting and not touring:
+            # one dock per column in presentation mode: these cases show the lower ones
+            for name in ("normDock", "depthDock", "causalityDock"):
+                window.docks[name].raise_()
+            _settle(qtbot)
         caption = (f"{size[0]}×{size[1]} {language} "
                    f"{'presentation' if presenting else 'normal'} "
                    f"{'tour' if touring else 'no tour'}")
         assert window.size().toTuple() == size, caption
+        causality = window.panels["causalityDock"]
+        expected = "none_title" if not touring else "bitwise"
+        assert QCoreApplication.translate("CausalityWords", {
+            "none_title": "No comparison yet",
+            "bitwise": "Every row before %1 is bitwise identical (max |Δ| = 0)"}[expected]
+        ).split("%1")[0] in causality.verdict_plain, (caption, causality.verdict_plain)
         problems = layout_problems(window)
         shots.append(Shot(window.grab().toImage(), caption, tuple(problems)))
         failures += [f"{caption}: {p}" for p in problems
