@@ -199,10 +199,8 @@ def _main(argv: list[str] | None) -> int:
                         initial_text=args.text if args.text is not None else DEFAULT_TEXT,
                         language=start_language(args))
     from app import statefile
-    from app.glyphs import watch_missing_glyphs
 
     statefile.attach_from_env(window)  # a test hook, off unless DUALVIEW_STATE_FILE is set
-    watch_missing_glyphs(window)  # a character no font draws: said once in the status bar
     if args.theme:
         window.state.set_theme(args.theme)
     if args.palette:

@@ -1,9 +1,10 @@
 """Where the docks are: the default layout, the saved one, and presentation mode's docking.
 
-Presentation mode (F11) goes full screen with larger text (``app.presentation``); on a small
-screen it shows one dock per column with the other as a tab behind it, moves a tour that no
-longer fits below the columns, and widens columns whose tab titles would be cut. Leaving it
-restores the layout from before.
+Presentation mode (F11) goes full screen with larger text (``app.presentation``); the tour
+becomes a band across the window as tall as its text; it shows one dock per column with the
+other as a tab behind it (a small screen also gets a smaller text scale), and widens columns
+whose tab titles would be cut.
+Leaving it restores the layout from before.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ class DockLayout(QObject):
         self._before_presentation: tuple[bool, float] = (False, 1.0)
         #: the dock layout before presentation mode stacked the columns (restored after it)
         self._layout_before_presentation: QByteArray | None = None
+        #: the layout when presentation mode began, on any screen (the tour band stacks the
+        #: columns on a large one too, and leaving restores this)
+        self._presentation_start: QByteArray | None = None
         #: True while restoreState runs (its hiding of the tour panel is not the person's)
         self.restoring = False
         #: the layout leaving presentation mode restores on the next event-loop pass
@@ -144,24 +148,26 @@ class DockLayout(QObject):
             # F11 again before the last restore ran: that restore's layout is the one before
             pending, self._pending_restore = self._pending_restore, None
             before = pending if pending is not None else window.saveState(LAYOUT_VERSION)
-            self._layout_before_presentation = before if compact else None
-            if pending is not None and not compact:
-                self.restore_now(pending)
+            self._layout_before_presentation = before
+            self._presentation_start = before
             self.presentation_scale = (presentation.COMPACT_PRESENTATION_SCALE if compact
                                        else presentation.PRESENTATION_SCALE)
             window.showFullScreen()
             state.set_font_scale(max(state.font_scale, self.presentation_scale))
-            if compact:  # six docks at large text do not fit: one per column, the rest tabs
-                # once the larger font has reached the dock layout: tabified now, the tab bars
-                # were laid out for the old font and a stale one stayed drawn over the panels
-                QTimer.singleShot(0, self, self._stack_columns_if_presenting)
-            else:  # larger text makes some panels claim more height: share each column evenly
-                QTimer.singleShot(0, self, self.even_out_columns)
+            self.place_tour()
+            # six docks at presentation text do not fit on any screen up to 1920 × 1080 (the
+            # layout matrix test: the depth and causality plots squeezed to slivers, axis
+            # titles cut): one dock per column, the rest as tabs behind it. Once the larger
+            # font has reached the dock layout: tabified now, the tab bars were laid out for
+            # the old font and a stale one stayed drawn over the panels
+            QTimer.singleShot(0, self, self._stack_columns_if_presenting)
         else:
             was_maximized, scale = self._before_presentation
             window.showMaximized() if was_maximized else window.showNormal()
             state.set_font_scale(scale)
+            self.place_tour()
             saved, self._layout_before_presentation = self._layout_before_presentation, None
+            self._presentation_start = None
             if saved is not None:  # once the window has its normal size again
                 self._pending_restore = saved
                 QTimer.singleShot(0, self, self._restore_after_presentation)
@@ -192,8 +198,61 @@ class DockLayout(QObject):
             QTimer.singleShot(0, self, self._fit_presentation)
 
     def _fit_presentation(self) -> None:
+        self.fit_tour_band()
         self.fit_tour_to_screen()
         self.fit_tab_titles()
+
+    # ----- the tour: a column at the side, a band in presentation mode -----
+    def place_tour(self) -> None:
+        """Where the tour goes. Beside the columns, at full height, it held a third of a
+        1600 × 1000 projector for five lines of text above an empty area while the panels
+        were cut at their right edge. In presentation mode it is a band across the window
+        under the menu bar, as tall as its stop's text, the panels keeping the full width;
+        otherwise a column at the right. (A floating tour stays where the person put it.)"""
+        window = self.window
+        dock = window.tour_dock
+        band = self.state.presentation
+        window.tour_panel.set_band(band)
+        if dock.isFloating():
+            return
+        area = window.dockWidgetArea(dock)
+        top = Qt.DockWidgetArea.TopDockWidgetArea
+        self.restoring = True  # re-docking hides and shows it: not the person closing it
+        try:
+            if band and area != top:
+                window.addDockWidget(top, dock)
+            elif not band and area == top:
+                window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+                window.resizeDocks([dock], [int(360 * max(self.state.font_scale, 1.0))],
+                                   Qt.Orientation.Horizontal)
+        finally:
+            self.restoring = False
+        if band:
+            # under the band two rows of docks at presentation text squeezed the plots to
+            # slivers (1600 × 1000): one dock per column, as on a small screen; each tour stop
+            # raises its own dock, and leaving presentation mode restores the layout
+            if self._layout_before_presentation is None:
+                self._layout_before_presentation = self._presentation_start
+            QTimer.singleShot(0, self, self._stack_columns_if_presenting)
+            QTimer.singleShot(0, self, self.fit_tour_band)
+
+    def fit_tour_band(self) -> None:
+        """The tour band as tall as its stop's whole text at its width (at most 40 % of the
+        window: a longer text scrolls)."""
+        window = self.window
+        dock = window.tour_dock
+        if (not self.state.presentation or not dock.isVisible() or dock.isFloating()
+                or window.dockWidgetArea(dock) != Qt.DockWidgetArea.TopDockWidgetArea):
+            return
+        panel = window.tour_panel
+        chrome = max(dock.height() - panel.height(), 0)  # the dock's title bar
+        need = panel.band_height(panel.width()) + chrome
+        height = min(need, int(window.height() * 0.4))
+        if abs(dock.height() - height) > 2:
+            window.resizeDocks([dock], [height], Qt.Orientation.Vertical)
+        # the band came in above columns that kept their height: the window grew past the
+        # screen's bottom edge (a full-screen window on a real screen is held by it)
+        QTimer.singleShot(0, self, self._back_onto_screen)
 
     def fit_tour_to_screen(self) -> None:
         """In presentation mode, move a tour docked beside the columns below them when the
@@ -221,7 +280,8 @@ class DockLayout(QObject):
         window = self.window
         screen = window.screen()
         if self.state.presentation and screen is not None \
-                and window.width() > screen.geometry().width():
+                and (window.width() > screen.geometry().width()
+                     or window.height() > screen.geometry().height()):
             window.setGeometry(screen.geometry())
 
     def _tour_beside_columns(self) -> bool:
@@ -295,6 +355,9 @@ class DockLayout(QObject):
         finally:
             self.restoring = False
         window.tour_dock.setVisible(touring)
+        window.tour_panel.set_band(self.state.presentation
+                                   and window.dockWidgetArea(window.tour_dock)
+                                   == Qt.DockWidgetArea.TopDockWidgetArea)
 
     def even_out_columns(self) -> None:
         """Give the docks of each default column equal heights (where they are still there)."""

@@ -26,6 +26,7 @@ from app.compute import MAX_TEXT_CHARS, Result, convergence_skipped
 from app.docking import DockLayout
 from app.docks import DOCKS, MODEL_DOCKS, PanelMap
 from app.files import FileController
+from app.glyphs import watch_missing_glyphs
 from app.keys import KeyGuard
 from app.menus import build_menus, retranslate_examples, retranslate_menus, shortcut_rows
 from app.model_open import ModelController
@@ -182,6 +183,8 @@ class MainWindow(QMainWindow):
                 self.files.schedule_autosave()  # as the editor's edit would have
         self._update_history_actions()
         self.check_cjk_font()
+        # a character no font draws: said once in the status bar (here, so every window has it)
+        self.glyph_watch = watch_missing_glyphs(self)
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.dispose)

@@ -14,7 +14,8 @@ of it. Its keys (all plain JSON):
 - ``causal``: the causal mask is on; ``result_causal``: the result on screen was computed with it;
 - ``presentation``: presentation mode; ``full_screen``: the window is full screen;
 - ``tour_running``, ``tour_stop``: the guided tour is open, and the key of its stop;
-- ``verdict``: the causality panel's verdict as a reader sees it;
+- ``verdict``: the causality panel's verdict as a reader sees it; ``verdict_detail``: the
+  lines under it (what it was compared with, "Before: …");
 - ``panels_current``: every visible panel shows the result; ``error``: the engine's message;
 - ``language``; ``focus``: the object name (else the class) of the widget with the keyboard
   focus; ``window``: the window's frame on screen, ``window_id`` its native window (the X
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 #: The environment variable that turns the hook on.
@@ -66,6 +68,8 @@ def snapshot(window: Any) -> dict[str, Any]:
         "tour_running": bool(tour.running),
         "tour_stop": tour.stop.key if tour.running else None,
         "verdict": "" if causality is None else causality.verdict_plain,
+        "verdict_detail": "" if causality is None else QTextDocumentFragment.fromHtml(
+            causality.detail.text()).toPlainText().replace("\u00a0", " "),
         "panels_current": bool(window.all_panels_current()),
         "error": state.error,
         "language": state.language,

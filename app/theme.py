@@ -11,6 +11,8 @@ the theme: a colour map means the same thing on either background.
 
 from __future__ import annotations
 
+import gc
+
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
@@ -158,7 +160,19 @@ def _refresh_widgets() -> None:
     """After a palette switch: inked widgets get their colour for the new window, and widgets
     with their own style sheet are polished again. (A style sheet freezes the palette of when
     the widget was polished: a bold caption made in the light theme stayed black on dark.)"""
-    for widget in QApplication.allWidgets():
+    # no garbage collection while walking the list: collecting a window closed earlier (its
+    # Python wrapper owning it) deleted widgets still in the list, and the walk segfaulted
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _refresh_each(QApplication.allWidgets())
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _refresh_each(widgets: list[QWidget]) -> None:
+    for widget in widgets:
         if widget.property(INK_PROPERTY):
             _apply_ink(widget)
         sheet = widget.styleSheet()

@@ -19,6 +19,7 @@ from typing import Literal
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -527,6 +528,7 @@ class TourPanel(QWidget):
         self.close_button = QPushButton()
         self.close_button.setObjectName("tourClose")
 
+        self.scroll = scroll
         top = QHBoxLayout()
         top.addWidget(self.section, 1)
         top.addWidget(self.badge)
@@ -535,13 +537,21 @@ class TourPanel(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.back_button)
         buttons.addWidget(self.next_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.addLayout(top)
-        layout.addWidget(self.title)
-        layout.addWidget(scroll, 1)
-        layout.addWidget(self.progress)
-        layout.addLayout(buttons)
+        # the text, and the controls: one above the other in a column at the window's side,
+        # side by side in a band across it (presentation mode: set_band)
+        self.text_box = QVBoxLayout()
+        self.text_box.addLayout(top)
+        self.text_box.addWidget(self.title)
+        self.text_box.addWidget(scroll, 1)
+        self.controls_box = QVBoxLayout()
+        self.controls_box.addWidget(self.progress)
+        self.controls_box.addLayout(buttons)
+        self.layout_box = QBoxLayout(QBoxLayout.Direction.TopToBottom, self)
+        self.layout_box.setContentsMargins(8, 6, 8, 6)
+        self.layout_box.addLayout(self.text_box, 1)
+        self.layout_box.addLayout(self.controls_box)
+        #: a band across the window (text left, controls right) rather than a column
+        self.band = False
 
         self.back_button.clicked.connect(controller.back)
         self.next_button.clicked.connect(self._on_next)
@@ -549,6 +559,29 @@ class TourPanel(QWidget):
         controller.stop_changed.connect(lambda _i: self.refresh())
         state.language_changed.connect(lambda _lang: self.refresh())  # type: ignore[attr-defined]
         self.retranslate()
+
+    def set_band(self, band: bool) -> None:
+        """Lay the panel out as a band across the window (the text, then the progress and
+        buttons at its right end) or as a column (the controls under the text)."""
+        self.band = band
+        self.layout_box.setDirection(QBoxLayout.Direction.LeftToRight if band
+                                     else QBoxLayout.Direction.TopToBottom)
+        self.controls_box.setAlignment(Qt.AlignmentFlag.AlignBottom if band
+                                       else Qt.AlignmentFlag(0))
+
+    def band_height(self, width: int) -> int:
+        """The height the band needs at ``width`` to show this stop's whole text (no
+        scrolling): the text column's wrapped height, or the controls' if taller."""
+        margins = self.layout_box.contentsMargins()
+        spacing = max(self.layout_box.spacing(), 0)
+        controls = self.controls_box.sizeHint().width()
+        text_width = max(width - margins.left() - margins.right() - spacing - controls, 100)
+        inner = max(self.text_box.spacing(), 0)
+        text = (max(self.section.heightForWidth(text_width), self.badge.sizeHint().height())
+                + self.title.heightForWidth(text_width)
+                + self.body.heightForWidth(text_width) + 2 * inner)
+        return max(text, self.controls_box.sizeHint().height()) + margins.top() \
+            + margins.bottom() + 4
 
     def _on_next(self) -> None:
         if not self.controller.next():

@@ -49,6 +49,7 @@ class TourDriver(QObject):
                                Qt.Orientation.Horizontal)
         dock.show()
         dock.raise_()
+        window.docking.place_tour()  # a band in presentation mode, else a column
         self.tour.start(index)
 
     def on_result(self) -> None:
@@ -126,6 +127,7 @@ class TourDriver(QObject):
             dock.raise_()
         window.highlight.highlight(dock)
         self.pin_baseline()
+        window.docking.schedule_tab_title_fit()  # a band as tall as this stop's text
 
     def pin_baseline(self) -> None:
         """The causality setup stop compares nothing with what was typed before the tour: its

@@ -2,10 +2,11 @@
 offscreen), driven with real key events from xdotool, observed through the app's state file
 (``DUALVIEW_STATE_FILE``, app/statefile.py).
 
-A Chinese sentence is typed, its last character replaced, then M (mask off), F11
-(presentation mode) and Ctrl+T (the tour) are pressed, and the window's state is checked after
-each; last, a screenshot of the whole X display is taken with Qt's xcb platform in a separate
-process and checked for a drawn window.
+A Chinese sentence is typed, its last character replaced as people do (BackSpace, then the
+new character: the verdict still compares with the sentence before the edit), then M (mask
+off), F11 (presentation mode) and Ctrl+T (the tour) are pressed, and the window's state is
+checked after each; last, a screenshot of the whole X display is taken with Qt's xcb platform
+in a separate process and checked for a drawn window.
 
 Typing CJK with xdotool: ``xdotool type`` maps a character missing from the keyboard map onto
 a spare keycode for each key press and maps it back after, and the app reads the changed map
@@ -196,12 +197,26 @@ def test_the_installed_app_in_a_real_x_window_with_real_keys(app: App, tmp_path:
                      and s["panels_current"])
     assert state["tokens"] == list(SENTENCE) and state["text"] == SENTENCE
 
-    app.x("key", "shift+Left")  # select the last character, and type over it: one edit
+    # as a teacher does: BackSpace, then the new character (two edits, through the shorter
+    # sentence); the shorter one is computed before the new character goes in
+    app.x("key", "BackSpace")
+    app.wait("the shorter sentence computed", lambda s: s["result_text"] == SENTENCE[:-1]
+             and s["panels_current"])
     app.x("type", EDITED[-1])
     state = app.wait("the last character replaced", lambda s: s["result_text"] == EDITED
                      and s["panels_current"] and "identical" in s["verdict"])
     assert state["tokens"] == list(EDITED)
-    assert f"before token {len(EDITED) - 1}" in state["verdict"], state["verdict"]
+    verdict = state["verdict"]
+    assert f"Every row before token {len(EDITED) - 1}" in verdict, verdict
+    assert "bitwise identical" in verdict, verdict
+    # compared with the sentence before the edit began, named as such, not the shorter one
+    detail = state["verdict_detail"]
+    assert "the sentence before this edit" in detail, detail
+    quoted = "".join(c for c in detail if c not in "\u200e\u200f\u2066\u2067\u2068\u2069")
+    # quoted as typed (no spaces between the characters), the edited token marked
+    assert f"Before: “{SENTENCE[:-1]}[{SENTENCE[-1]}]”" in quoted, detail
+    assert "10 tokens" in detail, detail
+    assert "allclose" not in verdict + detail, (verdict, detail)
 
     app.x("key", "Escape")  # out of the text field: bare keys are shortcuts again
     app.wait("the focus out of the text field", lambda s: s["focus"] != "tokenLine")

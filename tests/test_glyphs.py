@@ -39,7 +39,7 @@ def test_the_status_bar_says_so_once(make_window, chain_font):
     said = []
     notify = window.notify
     window.notify = lambda text, **kw: (said.append(text), notify(text, **kw))[1]
-    watch = glyphs.watch_missing_glyphs(window)
+    watch = window.glyph_watch  # every window watches its text field (MainWindow)
     window.editor.set_text("我爱北京 hello 🚀")  # every character drawn: nothing said
     assert said == [] and watch.message == ""
     window.editor.set_text("我爱北京" + EXT_B)
@@ -54,6 +54,6 @@ def test_the_status_bar_says_so_once(make_window, chain_font):
 def test_the_message_is_in_chinese_in_a_chinese_interface(make_window, chain_font):
     window = make_window(sync=True, text="我")
     window.set_language("zh")
-    watch = glyphs.watch_missing_glyphs(window)
+    watch = window.glyph_watch  # every window watches its text field (MainWindow)
     window.editor.set_text("𠮷")
     assert "𠮷" in watch.message and "方框" in watch.message

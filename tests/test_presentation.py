@@ -69,7 +69,9 @@ def test_a_small_screen_shows_one_dock_per_column_in_presentation(make_window, q
     upper = [window.docks[n] for n in ("stepListDock", "heatmapDock", "attentionDock")]
     before = window.saveState(LAYOUT_VERSION)
     window.presentation_action.trigger()
-    qtbot.waitUntil(lambda: all(dock.visibleRegion().isEmpty() for dock in lower) == compact)
+    # one dock per column on every screen (six at presentation text squeezed the plots even
+    # at 1920 × 1080: tests/test_layout_matrix.py); a small screen gets smaller text
+    qtbot.waitUntil(lambda: all(dock.visibleRegion().isEmpty() for dock in lower))
     assert window.state.font_scale == (presentation.COMPACT_PRESENTATION_SCALE if compact
                                        else presentation.PRESENTATION_SCALE)
     if compact:  # the lower dock of each column is a tab behind the upper one
@@ -92,7 +94,8 @@ def test_a_small_screen_shows_one_dock_per_column_in_presentation(make_window, q
 
         assert open_settings().value("window/state") == before
     else:
-        assert all(window.tabifiedDockWidgets(top) == [] for top in upper)
+        for top, tab in zip(upper, lower, strict=True):
+            assert window.tabifiedDockWidgets(top) == [tab]
     window.start_tour(2)  # a tour running when presentation mode ends goes on
     window.presentation_action.trigger()
     qtbot.waitUntil(lambda: not any(dock.visibleRegion().isEmpty() for dock in lower + upper))
@@ -176,7 +179,9 @@ def test_tab_titles_are_readable_in_presentation_on_a_small_screen(make_window, 
     upper = [window.docks[n] for n in ("stepListDock", "heatmapDock", "attentionDock")]
     window.presentation_action.trigger()  # both sizes count as compact
     qtbot.waitUntil(lambda: all(len(window.tabifiedDockWidgets(top)) == 1 for top in upper))
-    assert window.size().toTuple() == size
+    # (the tour band comes in above the columns on the next pass, and the window, grown
+    # past the screen meanwhile, goes back onto it)
+    qtbot.waitUntil(lambda: window.size().toTuple() == size)
     for language in ("en", "zh", "en"):  # switched in presentation mode: new titles
         window.set_language(language)
 
@@ -191,8 +196,8 @@ def test_tab_titles_are_readable_in_presentation_on_a_small_screen(make_window, 
 def test_the_tour_stays_on_a_1024_by_768_projector_in_presentation(make_window, qtbot,
                                                                    monkeypatch, tour_first):
     """Beside the three stacked columns the tour made the window 1109 px wide on a 1024 px
-    screen, its Next button past the edge. There it goes below the columns instead, and back
-    beside them when presentation mode ends."""
+    screen, its Next button past the edge. In presentation mode it is a band across the window
+    instead, and back beside the columns when presentation mode ends."""
     size = (1024, 768)
     window = make_window(sync=True, text="the cat sat")
     on_projector(window, monkeypatch, size)
@@ -203,8 +208,8 @@ def test_the_tour_stays_on_a_1024_by_768_projector_in_presentation(make_window, 
     qtbot.waitUntil(lambda: all(len(window.tabifiedDockWidgets(top)) == 1 for top in upper))
     if not tour_first:
         window.start_tour(2)
-    below = Qt.DockWidgetArea.BottomDockWidgetArea
-    qtbot.waitUntil(lambda: window.dockWidgetArea(window.tour_dock) == below)
+    band = Qt.DockWidgetArea.TopDockWidgetArea  # a band across the window, not beside
+    qtbot.waitUntil(lambda: window.dockWidgetArea(window.tour_dock) == band)
 
     def on_screen():
         assert window.size().toTuple() == size

@@ -407,7 +407,9 @@ class CausalityPanel(Panel):
                                          "step heatmap)"))
         self.grid_caption.setText(self.tr("all steps: max |Δ| per row"))
         self.bars_caption.setText(self.tr("this step: max |Δ| per row"))
-        self.bars.setLabel("bottom", self.tr("max |Δ| (log)"))
+        # (a formula, the same in every language: "max |Δ| (log)" and its Chinese ran past
+        # the narrow bars' edge; "max … per row" is in the caption above them)
+        self.bars.setLabel("bottom", "log₁₀|Δ|")
         self.legend.setText(self.tr(
             "<span style='background:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span> 0 exactly · colour "
             "log₁₀|Δ| (scale under the bars) · <span style='color:%2'><b>- -</b></span> token k · "

@@ -439,7 +439,9 @@ class DepthTimePanel(Panel):
              self.tr("t = ½: h = x + A, the first residual (step 15, resid_attn)"),
              self.tr("t = 1: h + M, the layer output (step 22, resid_mlp)")))
         self.norm_plot.setLabel("bottom", self.tr("depth time t"))
-        self.norm_plot.setLabel("left", self.tr("‖u(t)‖ per token"))
+        # (a formula, the same in every language: "‖u(t)‖ per token" was longer than the
+        # plot is tall; one curve per token is in the tooltip and the plot's title)
+        self.norm_plot.setLabel("left", "‖u(t)‖")
         self.norm_plot.setToolTip(self.tr("One curve per token; the bold one is the selected "
                                           "query token (click a heatmap row). Drag the red "
                                           "line to move t."))

@@ -31,9 +31,15 @@ class StepListPanel(Panel):
             item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.tree.addTopLevelItem(item)
         header = self.tree.header()
-        header.setStretchLastSection(True)
-        for col in range(4):
+        header.setStretchLastSection(False)  # (the last three stretch)
+        # number and name at their width; shape, formula and meaning share what is left,
+        # elided, the whole text in each cell's tooltip: at every dock width the table fits
+        # with no horizontal scroll bar (a class cannot scroll it)
+        for col in range(2):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        for col in (2, 3, 4):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(24)
         self.set_body(self.tree)
 
         self.tree.currentItemChanged.connect(self._on_current_item_changed)

@@ -145,10 +145,6 @@
         <translation>本步骤：每行的最大 |Δ|</translation>
     </message>
     <message>
-        <source>max |Δ| (log)</source>
-        <translation>最大 |Δ|（对数）</translation>
-    </message>
-    <message>
         <source>step</source>
         <translation>步骤</translation>
     </message>
@@ -530,10 +526,6 @@ after attn.</source>
     <message>
         <source>depth time t</source>
         <translation>深度时间 t</translation>
-    </message>
-    <message>
-        <source>‖u(t)‖ per token</source>
-        <translation>每个词元的 ‖u(t)‖</translation>
     </message>
     <message>
         <source>One curve per token; the bold one is the selected query token (click a heatmap row). Drag the red line to move t.</source>
