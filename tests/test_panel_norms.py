@@ -434,3 +434,28 @@ def test_the_reading_chart_and_table_show_without_vertical_scrolling(make_window
             assert panel.identity.isVisible() and panel.match_text.isVisible()
 
     qtbot.waitUntil(fits, timeout=10_000)
+
+
+def test_the_compact_reading_keeps_every_number_a_hover_or_a_click_away(make_window, qtbot,
+                                                                         restore_view):
+    """At 1366 x 768 the reading is one short line per distance: the full line (formulas,
+    closed forms, both means) is its tooltip, and Details shows the identity, the layer's
+    RMSNorm·γ box and its match line."""
+    panel = _panel_in_default_layout(make_window, qtbot, (1366, 768), "en")
+    qtbot.waitUntil(lambda: panel.folding.compact)
+    cmp = panel.comparison
+    assert not panel.identity.isVisible() and not panel.match_text.isVisible()
+    assert not panel.show_layer.isVisible() and panel.details_button.isVisible()
+    ln_tip = panel.ln_text.toolTip()
+    assert format_number(math.sqrt(cmp.layer_norm_projection.closed_form_squared_distance)) \
+        in ln_tip and "√(d[(1 − s)² + m²])" in ln_tip
+    assert "√d·|rms − 1|" in panel.rms_text.toolTip()
+    assert format_number(cmp.rms_norm_stats.mean) in panel.centred_text.toolTip()
+    assert "normalisation as projection" in panel.proj_title.toolTip()
+    panel.details_button.setChecked(True)
+    qtbot.waitUntil(lambda: panel.identity.isVisible() and panel.match_text.isVisible()
+                    and panel.show_layer.isVisible())
+    assert "max |Δ| = 0 (bitwise)" in panel.match_text.text()
+    panel.details_button.setChecked(False)
+    qtbot.waitUntil(lambda: not panel.identity.isVisible())
+    assert panel._scroll.verticalScrollBar().maximum() == 0
