@@ -430,8 +430,10 @@ def test_the_reading_chart_and_table_show_without_vertical_scrolling(make_window
         assert format_number(panel.comparison.layer_norm_projection.distance) \
             in panel.ln_text.text()
         assert format_number(panel.comparison.rms_projection.distance) in panel.rms_text.text()
-        if size != (1366, 768):  # room: everything shown as before
+        if size == (1920, 1080):  # room: everything shown as before
             assert panel.identity.isVisible() and panel.match_text.isVisible()
+        if size != (1366, 768):  # the reading's full lines, formulas and all
+            assert not panel.shortening.compact and "√d·|rms − 1|" in panel.rms_text.text()
 
     qtbot.waitUntil(fits, timeout=10_000)
 
@@ -442,7 +444,7 @@ def test_the_compact_reading_keeps_every_number_a_hover_or_a_click_away(make_win
     closed forms, both means) is its tooltip, and Details shows the identity, the layer's
     RMSNorm·γ box and its match line."""
     panel = _panel_in_default_layout(make_window, qtbot, (1366, 768), "en")
-    qtbot.waitUntil(lambda: panel.folding.compact)
+    qtbot.waitUntil(lambda: panel.folding.compact and panel.shortening.compact)
     cmp = panel.comparison
     assert not panel.identity.isVisible() and not panel.match_text.isVisible()
     assert not panel.show_layer.isVisible() and panel.details_button.isVisible()

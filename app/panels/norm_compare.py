@@ -243,11 +243,16 @@ class NormComparePanel(Panel):
         self._full: dict[StableLabel, str] = {}
         self._short: dict[StableLabel, str] = {}
         self._match_guard = ReflowGuard(self.match_text)
-        #: wide: everything shown; compact (a 1366 x 768 window): the reading one short line
-        #: per distance, the identity and match line behind Details (see _fold)
+        #: wide: everything shown; compact (a 1600 x 1000 window): the identity, the layer's
+        #: box and the match line behind Details (see _fold)
         self.folding = Arrangement(FOLDING, wide=self._fold, compact=self._fold)
+        #: ... and, folded, when the full reading still does not fit (1366 x 768): one short
+        #: line per distance, the full line its tooltip
+        self.shortening = Arrangement(FOLDING, wide=self._fold, compact=self._fold)
         #: the content's height in the wide arrangement, at the width it was last measured
         self._wide_need = 0
+        #: ... and with the identity and match line folded, the reading full
+        self._folded_need = 0
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(3)
@@ -428,14 +433,24 @@ class NormComparePanel(Panel):
         need = layout.heightForWidth(width) + self.graph.minimumHeight()
         if need != self._content.minimumHeight():
             self._content.setMinimumHeight(need)
+        spacing = layout.spacing()
         if not self.folding.compact:
             self._wide_need = need
-        self.folding.update(self._scroll.viewport().height() - self._wide_need)
+            # what folding saves: the identity and the match line, each with its spacing
+            self._folded_need = need - sum(
+                w.heightForWidth(width) + spacing if w.hasHeightForWidth()
+                else w.sizeHint().height() + spacing
+                for w in (self.identity, self._match_guard))
+        elif not self.shortening.compact:
+            self._folded_need = need
+        height = self._scroll.viewport().height()
+        self.folding.update(height - self._wide_need)
+        self.shortening.update(height - self._folded_need if self.folding.compact else 1e9)
 
     def _fold(self) -> None:
-        """Show the arrangement :attr:`folding` chose: wide, everything; compact, the short
-        reading (its full lines in tooltips) and, until Details is pressed, no identity,
-        layer's box or match line."""
+        """Show what :attr:`folding` and :attr:`shortening` chose: folded, no identity,
+        layer's box or match line until Details is pressed; shortened, the short reading
+        (its full lines in tooltips)."""
         compact = self.folding.compact
         shown = not compact or self.details_button.isChecked()
         self.details_button.setVisible(compact)
@@ -445,7 +460,7 @@ class NormComparePanel(Panel):
 
     def _show_reading(self) -> None:
         """The reading's lines in the current arrangement."""
-        compact = self.folding.compact
+        compact = self.shortening.compact
         self.proj_title.setText(self._short_title if compact else self._title)
         self.proj_title.setToolTip(self._title if compact else "")
         for label, full in self._full.items():
@@ -683,7 +698,7 @@ class NormComparePanel(Panel):
         """One line of the reading: ``full`` in the wide arrangement, ``short`` (with
         ``full`` as its tooltip) in the compact one."""
         self._full[label], self._short[label] = full, short
-        compact = self.folding.compact
+        compact = self.shortening.compact
         label.setText(short if compact else full)
         label.setToolTip(f"{self._title}\n{_plain(full)}" if compact else "")
 
