@@ -12,6 +12,12 @@ from engine.norms import compare_norms
 TEXT = "我爱北京天安门"
 
 
+def full(label):
+    """A reading line as a teacher can read it: shown, or (the compact arrangement's short
+    line) in full in its tooltip."""
+    return label.text() + "\n" + label.toolTip()
+
+
 def table(panel):
     return [[panel.table.item(r, c).text() for c in range(panel.table.columnCount())]
             for r in range(panel.table.rowCount())]
@@ -45,20 +51,20 @@ def test_numbers_equal_engine_norms_for_the_selected_token(make_window):
     assert abs(expected.rms_norm_stats.mean) > 1e-3  # … RMSNorm does not
 
     ln, rms = expected.layer_norm_projection, expected.rms_projection
-    assert format_number(ln.distance) in panel.ln_text.text()
-    assert format_number(math.sqrt(ln.closed_form_squared_distance)) in panel.ln_text.text()
-    assert format_number(rms.distance) in panel.rms_text.text()
+    assert format_number(ln.distance) in full(panel.ln_text)
+    assert format_number(math.sqrt(ln.closed_form_squared_distance)) in full(panel.ln_text)
+    assert format_number(rms.distance) in full(panel.rms_text)
     assert panel.ln_badge.text() == "EXACT · E5"
     assert panel.rms_badge.text() == "EXACT · E10"
     assert panel.centred_badge.text() == "EXACT · E10"
-    assert f"{expected.centred_gap:.1e}" in panel.centred_text.text()
+    assert f"{expected.centred_gap:.1e}" in full(panel.centred_text)
     # RMSNorm does not keep mean v: it scales it by 1/rms, and the line says so with both means
     mean_in, mean_out = expected.input_stats.mean, expected.rms_norm_stats.mean
     assert mean_out == pytest.approx(mean_in / math.sqrt(expected.input_stats.rms**2
                                                          + config.rms_norm_eps), rel=1e-12)
-    assert format_number(mean_in) in panel.centred_text.text()
-    assert format_number(mean_out) in panel.centred_text.text()
-    assert "keeps" not in panel.centred_text.text()
+    assert format_number(mean_in) in full(panel.centred_text)
+    assert format_number(mean_out) in full(panel.centred_text)
+    assert "keeps" not in full(panel.centred_text)
 
 
 def test_the_layers_rmsnorm_with_gamma_equals_the_trace_row(make_window):
@@ -118,7 +124,7 @@ def test_a_constant_vector_has_no_unique_projection(make_window):
     eps = window.state.config.rms_norm_eps
     panel._fill_projection(compare_norms(np.full(16, 0.5), eps=eps), eps)  # docs/continuous.md E7
     assert panel.ln_badge.text() == "NOT UNIQUE · E5"
-    assert "equally near" in panel.ln_text.text()
+    assert "equally near" in full(panel.ln_text)
     assert panel.rms_badge.text() == "EXACT · E10"  # a nonzero constant still has one
     panel._fill_projection(compare_norms(np.zeros(16), eps=eps), eps)
     assert panel.rms_badge.text() == "NOT UNIQUE · E10"
@@ -315,6 +321,7 @@ def test_the_fitted_table_follows_a_larger_text_size(make_window, qtbot, restore
     window = make_window(sync=True, text=TEXT)
     window.resize(1366, 768)
     window.apply_default_layout()
+    window.start_tour(0)  # a dock narrower than the table at the full text size
     panel = window.panels["normDock"]
     qtbot.waitUntil(lambda: panel.table.font().pointSizeF() < panel.font().pointSizeF())
     before = panel.table.font().pointSizeF()
@@ -341,10 +348,14 @@ def test_the_controls_wrap_before_the_panel_scrolls_with_the_tour_open(make_wind
     def fits():
         assert not panel._scroll.horizontalScrollBar().isVisible()
         for widget in (panel.identity, panel.point_box, panel.show_layer, panel.token_box):
+            assert widget.isVisible(), widget.objectName()
             right = widget.mapTo(viewport, widget.rect().topRight()).x()
             assert right <= viewport.width(), widget.objectName()
         assert panel.point_box.geometry().top() >= panel.token_box.geometry().bottom()
 
+    # a short dock folds the identity and the layer's box behind Details: shown, they fit too
+    if panel.folding.compact:
+        panel.details_button.setChecked(True)
     qtbot.waitUntil(fits, timeout=10_000)
     dock = window.docks["normDock"]
     dock.setFloating(True)
@@ -389,3 +400,64 @@ def test_a_range_shown_before_replays_its_axis_picture(make_window, qtbot):
     window.state.set_theme("dark")
     panel.graph.grab()
     assert len(generated) == count + 1  # the dark theme's pens: drawn anew
+
+
+@pytest.mark.parametrize(("size", "language"), [((1366, 768), "en"), ((1366, 768), "zh"),
+                                               ((1600, 1000), "en"), ((1600, 1000), "zh"),
+                                               ((1920, 1080), "en"), ((1920, 1080), "zh")])
+def test_the_reading_chart_and_table_show_without_vertical_scrolling(make_window, qtbot, size,
+                                                                      language, restore_view):
+    """At 1366 x 768 the panel's content (591 px in English) was nearly twice its 319 px
+    viewport: a teacher scrolled to reach the table. Now the reading, the chart and the table
+    fit with no vertical scrolling; a larger window still shows the identity and the match
+    line as well."""
+    panel = _panel_in_default_layout(make_window, qtbot, size, language)
+    viewport = panel._scroll.viewport()
+
+    def fits():
+        assert panel._scroll.verticalScrollBar().maximum() == 0
+        assert panel._content.height() <= viewport.height()
+        for widget in (panel.ln_text, panel.rms_text, panel.centred_text, panel.graph,
+                       panel.legend, panel.table):
+            assert widget.isVisible(), widget
+            top = widget.mapTo(viewport, widget.rect().topLeft()).y()
+            bottom = widget.mapTo(viewport, widget.rect().bottomLeft()).y()
+            assert 0 <= top < bottom < viewport.height(), (widget, top, bottom)
+        assert panel.graph.height() >= 80
+        for label, badge in ((panel.ln_text, panel.ln_badge), (panel.rms_text, panel.rms_badge),
+                             (panel.centred_text, panel.centred_badge)):
+            assert badge.text().startswith("EXACT") and label.text().startswith(badge.html())
+        assert format_number(panel.comparison.layer_norm_projection.distance) \
+            in panel.ln_text.text()
+        assert format_number(panel.comparison.rms_projection.distance) in panel.rms_text.text()
+        if size == (1920, 1080):  # room: everything shown as before
+            assert panel.identity.isVisible() and panel.match_text.isVisible()
+        if size != (1366, 768):  # the reading's full lines, formulas and all
+            assert not panel.shortening.compact and "√d·|rms − 1|" in panel.rms_text.text()
+
+    qtbot.waitUntil(fits, timeout=10_000)
+
+
+def test_the_compact_reading_keeps_every_number_a_hover_or_a_click_away(make_window, qtbot,
+                                                                         restore_view):
+    """At 1366 x 768 the reading is one short line per distance: the full line (formulas,
+    closed forms, both means) is its tooltip, and Details shows the identity, the layer's
+    RMSNorm·γ box and its match line."""
+    panel = _panel_in_default_layout(make_window, qtbot, (1366, 768), "en")
+    qtbot.waitUntil(lambda: panel.folding.compact and panel.shortening.compact)
+    cmp = panel.comparison
+    assert not panel.identity.isVisible() and not panel.match_text.isVisible()
+    assert not panel.show_layer.isVisible() and panel.details_button.isVisible()
+    ln_tip = panel.ln_text.toolTip()
+    assert format_number(math.sqrt(cmp.layer_norm_projection.closed_form_squared_distance)) \
+        in ln_tip and "√(d[(1 − s)² + m²])" in ln_tip
+    assert "√d·|rms − 1|" in panel.rms_text.toolTip()
+    assert format_number(cmp.rms_norm_stats.mean) in panel.centred_text.toolTip()
+    assert "normalisation as projection" in panel.proj_title.toolTip()
+    panel.details_button.setChecked(True)
+    qtbot.waitUntil(lambda: panel.identity.isVisible() and panel.match_text.isVisible()
+                    and panel.show_layer.isVisible())
+    assert "max |Δ| = 0 (bitwise)" in panel.match_text.text()
+    panel.details_button.setChecked(False)
+    qtbot.waitUntil(lambda: not panel.identity.isVisible())
+    assert panel._scroll.verticalScrollBar().maximum() == 0

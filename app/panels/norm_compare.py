@@ -25,12 +25,14 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QGridLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QScrollArea,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -38,6 +40,7 @@ from PySide6.QtWidgets import (
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
+from app.widgets.arrangement import Arrangement, Hysteresis
 from app.widgets.controls import sync_combo
 from app.widgets.norm_parts import (
     InlineBadge,
@@ -87,6 +90,13 @@ WRAPPED_ROW_LABELS = ("v", "LN(v)", "RMSNorm(v)", "RMSNorm(v)\n·γ")
 #: What the table tries, in order, until its numbers fit whole: (row names, text scale).
 TABLE_FITS = ((ROW_LABELS, 1.0), (WRAPPED_ROW_LABELS, 1.0), (WRAPPED_ROW_LABELS, 0.95),
               (WRAPPED_ROW_LABELS, 0.9))
+#: The chart's least height: its axis labels and the bars' signs still read (110 px made a
+#: 1920 x 1080 window scroll by 10 px).
+CHART_MIN_HEIGHT = 80
+#: Compact once everything shown would need more height than the viewport has (room < 0 px),
+#: wide again once it has a few pixels to spare: the room is measured against the wide
+#: arrangement's height, remembered from when it was last on (see _fit_content)
+FOLDING = Hysteresis(enter=0, leave=6)
 
 
 class NormComparePanel(Panel):
@@ -115,7 +125,7 @@ class NormComparePanel(Panel):
         self.graph = pg.PlotWidget(axisItems=axes, enableMenu=False)
         left_bottom_only(self.graph)
         self.graph.setObjectName("normGraph")
-        self.graph.setMinimumHeight(110)
+        self.graph.setMinimumHeight(CHART_MIN_HEIGHT)
         # no size hint of its own: the chart takes what the text leaves, down to its minimum
         self.graph.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.plot = self.graph.getPlotItem()
@@ -195,7 +205,8 @@ class NormComparePanel(Panel):
         # at 1366 x 768): one row was wider than the dock, so the panel scrolled sideways and
         # cut the explanation under it (see _arrange_controls)
         controls = QGridLayout()
-        controls.setHorizontalSpacing(6)
+        # (4 px: English's Token and Vector then fit one row of a 1366 x 768 window's dock)
+        controls.setHorizontalSpacing(4)
         controls.setVerticalSpacing(2)
         self._controls = controls
         #: True while Vector stands under Token
@@ -207,15 +218,41 @@ class NormComparePanel(Panel):
         self._legend_row = legend_row
         #: True while the "show the layer's RMSNorm·γ" box stands under the key
         self.legend_stacked = False
+        # the compact arrangement folds the identity, the layer's RMSNorm·γ box and its match
+        # line behind this button (its check is the teacher's: kept across switches)
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("normDetails")
+        self.details_button.setCheckable(True)
+        self.details_button.setAutoRaise(False)
+        self.details_button.hide()
         #: the projection reading (distances to the constraint sets), one block
         self.reading = QWidget()
         self.reading.setObjectName("normReading")
         proj = QVBoxLayout(self.reading)
         proj.setContentsMargins(0, 0, 0, 0)
         proj.setSpacing(2)
-        proj.addWidget(self.proj_title)
+        title_row = QHBoxLayout()
+        title_row.setContentsMargins(0, 0, 0, 0)
+        title_row.addWidget(self.proj_title, 1)
+        title_row.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
+        proj.addLayout(title_row)
         for text in (self.ln_text, self.rms_text, self.centred_text):
             proj.addWidget(ReflowGuard(text))
+        #: the reading's full lines; the compact arrangement shows one short line per distance
+        #: and keeps each full line in its tooltip
+        self._full: dict[StableLabel, str] = {}
+        self._short: dict[StableLabel, str] = {}
+        self._match_guard = ReflowGuard(self.match_text)
+        #: wide: everything shown; compact (a 1600 x 1000 window): the identity, the layer's
+        #: box and the match line behind Details (see _fold)
+        self.folding = Arrangement(FOLDING, wide=self._fold, compact=self._fold)
+        #: ... and, folded, when the full reading still does not fit (1366 x 768): one short
+        #: line per distance, the full line its tooltip
+        self.shortening = Arrangement(FOLDING, wide=self._fold, compact=self._fold)
+        #: the content's height in the wide arrangement, at the width it was last measured
+        self._wide_need = 0
+        #: ... and with the identity and match line folded, the reading full
+        self._folded_need = 0
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(3)
@@ -230,7 +267,7 @@ class NormComparePanel(Panel):
         self._place_controls()
         layout.addWidget(self.identity)
         layout.addWidget(self.table)
-        layout.addWidget(ReflowGuard(self.match_text))
+        layout.addWidget(self._match_guard)
         # small docks scroll instead of squashing the chart or cutting the projection lines
         scroll = QScrollArea()
         scroll.setObjectName("normScroll")
@@ -260,6 +297,7 @@ class NormComparePanel(Panel):
         self.token_box.currentIndexChanged.connect(self._on_token_box)
         self.point_box.currentIndexChanged.connect(lambda _i: self.request_redraw())
         self.show_layer.toggled.connect(self._on_show_layer)
+        self.details_button.toggled.connect(lambda _on: self._fold())
         self.graph.scene().sigMouseMoved.connect(self._on_mouse_moved)
         state.language_changed.connect(lambda _lang: self._set_identity())
         self.retranslate()
@@ -395,6 +433,39 @@ class NormComparePanel(Panel):
         need = layout.heightForWidth(width) + self.graph.minimumHeight()
         if need != self._content.minimumHeight():
             self._content.setMinimumHeight(need)
+        spacing = layout.spacing()
+        if not self.folding.compact:
+            self._wide_need = need
+            # what folding saves: the identity and the match line, each with its spacing
+            self._folded_need = need - sum(
+                w.heightForWidth(width) + spacing if w.hasHeightForWidth()
+                else w.sizeHint().height() + spacing
+                for w in (self.identity, self._match_guard))
+        elif not self.shortening.compact:
+            self._folded_need = need
+        height = self._scroll.viewport().height()
+        self.folding.update(height - self._wide_need)
+        self.shortening.update(height - self._folded_need if self.folding.compact else 1e9)
+
+    def _fold(self) -> None:
+        """Show what :attr:`folding` and :attr:`shortening` chose: folded, no identity,
+        layer's box or match line until Details is pressed; shortened, the short reading
+        (its full lines in tooltips)."""
+        compact = self.folding.compact
+        shown = not compact or self.details_button.isChecked()
+        self.details_button.setVisible(compact)
+        for widget in (self.identity, self.show_layer, self._match_guard):
+            widget.setVisible(shown)
+        self._show_reading()
+
+    def _show_reading(self) -> None:
+        """The reading's lines in the current arrangement."""
+        compact = self.shortening.compact
+        self.proj_title.setText(self._short_title if compact else self._title)
+        self.proj_title.setToolTip(self._title if compact else "")
+        for label, full in self._full.items():
+            label.setText(self._short[label] if compact else full)
+            label.setToolTip(f"{self._title}\n{_plain(full)}" if compact else "")
 
     # ----- strings -----
     @property
@@ -420,9 +491,14 @@ class NormComparePanel(Panel):
         self.table.setVerticalHeaderLabels(list(self._row_labels))
         self.table.setToolTip(self.tr("std is the population std (1/d), as LayerNorm uses; "
                                       "the length is ‖u‖ = √d · RMS"))
-        self.proj_title.setText(self.tr("Distance from v (normalisation as projection, "
-                                        "ε = 0, γ = 1):"))
+        self._title = self.tr("Distance from v (normalisation as projection, ε = 0, γ = 1):")
+        self._short_title = self.tr("Distance from v:")
+        self._show_reading()
         self.plot.setLabel("bottom", self.tr("feature"))
+        self.details_button.setText(self.tr("Details"))
+        self.details_button.setToolTip(self.tr(
+            "Show the identity LN(v) = RMSNorm(v − mean v), the layer's own RMSNorm·γ and "
+            "its check against the trace"))
         self.mean_line.setToolTip(self.tr("mean of v"))
         self._set_legend()
         self._set_identity()
@@ -590,27 +666,41 @@ class NormComparePanel(Panel):
         elif eps > 0:
             text += self.tr("; LN with ε = %1 lands %2 off S's nearest point (E8)").replace(
                 "%1", f"{eps:g}").replace("%2", f"{cmp.layer_norm_gap:.2g}")
-        self.ln_text.setText(self.ln_badge.html() + text)
+        self._set_reading(self.ln_text, self.ln_badge.html() + text,
+                          self.ln_badge.html() + self.tr("to LayerNorm's set: <b>%1</b>").replace(
+                              "%1", format_number(ln.distance)))
 
         rms_exact = rms.unique and np.isclose(rms.squared_distance,
                                               rms.closed_form_squared_distance,
                                               rtol=1e-9, atol=1e-12)
         self.rms_badge.set(bool(rms_exact), "E10",
               self.tr("NOT UNIQUE") if not rms.unique else self.tr("CHECK"))
-        self.rms_text.setText(self.rms_badge.html() + self.tr(
+        self._set_reading(self.rms_text, self.rms_badge.html() + self.tr(
             "to the sphere ‖u‖ = √d = %1, RMSNorm's set: <b>%2</b> = √d·|rms − 1| = %3").replace(
             "%1", format_number(float(np.sqrt(d)))).replace(
             "%2", format_number(rms.distance)).replace(
-            "%3", format_number(float(np.sqrt(d) * abs(rms_v - 1.0)))))
+            "%3", format_number(float(np.sqrt(d) * abs(rms_v - 1.0)))),
+            self.rms_badge.html() + self.tr("to RMSNorm's sphere: <b>%1</b>").replace(
+                "%1", format_number(rms.distance)))
 
         scale = max(1.0, float(np.linalg.norm(cmp.layer_norm)))
         centred_exact = cmp.centred_gap <= 1e-12 * scale
         self.centred_badge.set(bool(centred_exact), "E10", self.tr("CHECK"))
-        self.centred_text.setText(self.centred_badge.html() + self.tr(
+        self._set_reading(self.centred_text, self.centred_badge.html() + self.tr(
             "LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm only scales the mean "
             "(mean v = %2, mean of RMSNorm(v) = %3), LN removes it").replace(
             "%1", f"{cmp.centred_gap:.1e}").replace("%2", format_number(mean)).replace(
-            "%3", format_number(cmp.rms_norm_stats.mean)))
+            "%3", format_number(cmp.rms_norm_stats.mean)),
+            self.centred_badge.html() + self.tr("LN = RMSNorm(v − mean) ± %1").replace(
+                "%1", f"{cmp.centred_gap:.1e}"))
+
+    def _set_reading(self, label: StableLabel, full: str, short: str) -> None:
+        """One line of the reading: ``full`` in the wide arrangement, ``short`` (with
+        ``full`` as its tooltip) in the compact one."""
+        self._full[label], self._short[label] = full, short
+        compact = self.shortening.compact
+        label.setText(short if compact else full)
+        label.setToolTip(f"{self._title}\n{_plain(full)}" if compact else "")
 
     # ----- hover -----
     def feature_at(self, scene_pos: QPointF) -> int:
@@ -640,3 +730,10 @@ class NormComparePanel(Panel):
         else:
             self._hover_feature = i
             self.legend.setText(self.hover_text(i))
+
+
+def _plain(html: str) -> str:
+    """Rich text as the plain text a tooltip shows (the badge and the bold number kept)."""
+    doc = QTextDocument()
+    doc.setHtml(html)
+    return doc.toPlainText().replace("\u00a0", " ")

@@ -2106,6 +2106,18 @@ after attn.</source>
         <translation>RMS</translation>
     </message>
     <message>
+        <source>Distance from v:</source>
+        <translation>与 v 的距离：</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Show the identity LN(v) = RMSNorm(v − mean v), the layer&apos;s own RMSNorm·γ and its check against the trace</source>
+        <translation>显示恒等式 LN(v) = RMSNorm(v − mean v)、本层带 γ 的 RMSNorm·γ 及其与轨迹的核对</translation>
+    </message>
+    <message>
         <source>RMSNorm(v)·γ with the layer&apos;s γ = row %1 of step %2: max |Δ| = %3%4</source>
         <translation>用这一层的 γ 计算的 RMSNorm(v)·γ = 第 %2 步的第 %1 行：最大 |Δ| = %3%4</translation>
     </message>
@@ -2120,6 +2132,10 @@ after attn.</source>
     <message>
         <source>; LN with ε = %1 lands %2 off S&apos;s nearest point (E8)</source>
         <translation>；ε = %1 的 LN 落在离 S 的最近点 %2 处（E8）</translation>
+    </message>
+    <message>
+        <source>to LayerNorm&apos;s set: &lt;b&gt;%1&lt;/b&gt;</source>
+        <translation>到 LayerNorm 的集合：&lt;b&gt;%1&lt;/b&gt;</translation>
     </message>
     <message>
         <source>to the sphere ‖u‖ = √d = %1, RMSNorm&apos;s set: &lt;b&gt;%2&lt;/b&gt; = √d·|rms − 1| = %3</source>
@@ -2158,8 +2174,16 @@ after attn.</source>
         <translation>请检查</translation>
     </message>
     <message>
+        <source>to RMSNorm&apos;s sphere: &lt;b&gt;%1&lt;/b&gt;</source>
+        <translation>到 RMSNorm 的球面：&lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
+    <message>
         <source>LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm only scales the mean (mean v = %2, mean of RMSNorm(v) = %3), LN removes it</source>
         <translation>LN(v) = RMSNorm(v − mean v)，误差在 %1 以内；RMSNorm 只缩放均值（mean v = %2，RMSNorm(v) 的均值 = %3），LN 则把它去掉</translation>
+    </message>
+    <message>
+        <source>LN = RMSNorm(v − mean) ± %1</source>
+        <translation>LN = RMSNorm(v − 均值) ± %1</translation>
     </message>
     <message>
         <source>feature %1: v = %2 · LN(v) = %3 · RMSNorm(v) = %4</source>
