@@ -119,7 +119,7 @@ def test_every_panel_carries_the_badge_and_clear_takes_it_away(make_window, qtbo
         # in the panel's own picture (a screenshot of the dock shows it)
         assert badge.geometry().intersects(panel.rect())
     shot = window.panels["heatmapDock"].grab().toImage()
-    red = shot.pixelColor(3, 3)
+    red = shot.pixelColor(shot.width() - 4, 4)  # the badge sits in the top right corner
     assert (red.red(), red.green(), red.blue()) == (0xc6, 0x28, 0x28)
     panel = window.panels["interventionsDock"]
     assert [part.kind for part, _b in panel.part_buttons] == ["skip"]
@@ -218,3 +218,75 @@ def test_a_click_on_a_gated_column_offers_to_switch_that_neuron_off(make_window,
     panel.neuron_menu_shown = None
     panel._on_clicked(0, 5, 0.0)
     assert panel.neuron_menu_shown is None
+
+
+# ----- the intervened-vs-plain verdict (app.verdict, no window) -----
+def verdict_for(iv, text=TEXT):
+    from app.verdict import decide_intervention
+
+    config = Qwen3Config.toy()
+    result = compute(Request(1, text, config, LayerWeights.random(config, 0), intervention=iv))
+    return decide_intervention(result.intervention_diff), result.intervention_diff
+
+
+def test_verdict_zeroed_head_identical_before_attn_context_and_only_its_columns():
+    verdict, diff = verdict_for(Intervention(zero_heads=(1,)))
+    assert verdict.level == "good" and verdict.first_changed == "attn_context"
+    assert verdict.acts_at == "attn_context"
+    assert verdict.title.id == "iv_steps" and verdict.title.params == (12, "attn_context")
+    assert verdict.identical_before[-1] == "attn_probs" and len(verdict.identical_before) == 13
+    heads = next(m for m in verdict.detail if m.id == "iv_heads_only")
+    assert heads.params == ("1", diff.max_abs["attn_context"]) and heads.count == 1
+    rows = verdict.detail[-1]
+    assert rows.id == "iv_rows" and rows.params[:3] == (7, 7, "resid_mlp")
+
+
+def test_verdict_neuron_and_skips_act_where_they_should():
+    verdict, _ = verdict_for(Intervention(zero_neurons=(4,)))
+    assert verdict.first_changed == verdict.acts_at == "gated" and verdict.level == "good"
+    verdict, _ = verdict_for(Intervention(skip=("attention",)))
+    assert verdict.first_changed == verdict.acts_at == "resid_attn"
+    verdict, _ = verdict_for(Intervention(zero_neurons=(4,), skip=("mlp",)))
+    assert verdict.acts_at == "gated"
+
+
+def test_verdict_warns_when_a_step_changed_before_the_intervention_acts():
+    from dataclasses import replace
+
+    from app.verdict import decide_intervention
+
+    _, diff = verdict_for(Intervention(zero_heads=(1,)))
+    broken = replace(diff, identical={**diff.identical, "q_proj": False},
+                     max_abs={**diff.max_abs, "q_proj": 1.0})
+    verdict = decide_intervention(broken)
+    assert verdict.level == "warn" and verdict.first_changed == "q_proj"
+    assert any(m.id == "iv_early" for m in verdict.detail)
+    other = replace(diff, context_heads=(1, 2))
+    verdict = decide_intervention(other)
+    assert verdict.level == "warn" and any(m.id == "iv_heads_more" for m in verdict.detail)
+
+
+def test_verdict_for_an_intervention_that_changes_nothing():
+    from dataclasses import replace
+
+    from app.verdict import decide_intervention
+
+    _, diff = verdict_for(Intervention(zero_heads=(1,)))
+    same = replace(diff, identical=dict.fromkeys(diff.steps, True))
+    verdict = decide_intervention(same)
+    assert verdict.title.id == "iv_same" and verdict.first_changed is None
+
+
+def test_causality_panel_shows_the_intervention_verdict(make_window, qtbot):
+    window = make_window(sync=True)
+    panel = window.panels["causalityDock"]
+    assert panel.intervention_plain == ""
+    window.state.toggle_head(2)
+    wait_current(qtbot, window)
+    words = panel.intervention_plain
+    assert "Intervention vs the plain layer: steps 0–12 identical" in words
+    assert "attn_context is the first that differs" in words
+    assert "differs only in head 2's columns" in words
+    window.state.clear_intervention()
+    wait_current(qtbot, window)
+    assert panel.intervention_plain == "" and panel.intervention_data is None

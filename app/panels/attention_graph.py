@@ -104,7 +104,8 @@ class AttentionGraphPanel(Panel):
         self.head_label = QLabel()
         self.head_box = QSpinBox()
         self.head_box.setObjectName("attnHeadBox")
-        #: switches the picked head off (issue 23): its output is zero before o_proj
+        #: switches the picked head off (issue 23): its output is zero before o_proj. One short
+        #: word: the attention and causality panels share a column, a wide button widened it
         self.head_off = QToolButton()
         self.head_off.setObjectName("attnHeadOff")
         self.head_off.setCheckable(True)
@@ -277,10 +278,10 @@ class AttentionGraphPanel(Panel):
         self.head_box.setToolTip(self._head_tip)
         self.masked_text.setText(self.tr("masked (future)"))
         self.graph.setToolTip("")
-        self.head_off.setText(self.tr("switch this head off"))
+        self.head_off.setText(self.tr("off"))
         self.head_off.setToolTip(self.tr(
-            "Zero this head's attention output before o_proj (its pattern, drawn here, is "
-            "still computed); every panel then shows the intervened layer"))
+            "Switch this head off: its attention output is zero before o_proj (its pattern, "
+            "drawn here, is still computed); every panel then shows the intervened layer"))
 
     def _on_head_off(self) -> None:
         self.state.toggle_head(self.state.head)

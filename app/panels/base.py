@@ -81,8 +81,8 @@ class Panel(QWidget):
         self._empty.setWordWrap(True)
         self._empty.setObjectName("emptyState")
         self._stack.addWidget(self._empty)
-        #: the INTERVENED badge: over the panel's top edge (outside its layouts, so showing it
-        #: moves nothing), shown whenever the result drawn ran under an intervention
+        #: the INTERVENED badge: over the panel's top right corner (outside its layouts, so
+        #: showing it moves nothing), shown whenever the result drawn ran under an intervention
         self.intervention_badge = QLabel(self)
         self.intervention_badge.setObjectName("interventionBadge")
         self.intervention_badge.setStyleSheet(BADGE_STYLE)
@@ -109,7 +109,8 @@ class Panel(QWidget):
         badge.adjustSize()
         badge.resize(min(badge.sizeHint().width(), max(self.width(), 1)),
                      badge.sizeHint().height())
-        badge.move(0, 0)
+        # top right: the panels' controls start at the left, so the badge hides the least
+        badge.move(max(self.width() - badge.width(), 0), 0)
         badge.raise_()
         badge.show()
 
