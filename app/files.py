@@ -170,6 +170,8 @@ class FileController(QObject):
             state.set_font_scale(session.font_scale)
         self._apply_session_weights(session, weights)
         window.causal_action.setChecked(session.causal)
+        # (checked against the session's layer when it was read: the layer now on screen)
+        state.set_intervention(session.intervention)
         state.set_step(session.step)
         state.set_depth_t(session.depth_t)
         # the head too waits for the result: a layer with more heads than the one on screen

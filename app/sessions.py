@@ -31,7 +31,7 @@ from app.compute import MAX_TEXT_CHARS, text_length
 from app.engine_text import exception_text
 from app.os_text import os_reason
 from app.state import FONT_SCALE_MAX, FONT_SCALE_MIN, THEMES
-from engine import STEP_NAMES, EngineError, Qwen3Config
+from engine import STEP_NAMES, EngineError, Intervention, Qwen3Config
 from engine.weights import weight_shapes
 
 FORMAT = "dualview-session"
@@ -48,6 +48,31 @@ MAX_BYTES = 5_000_000
 LANGUAGES = ("en", "zh")
 #: ``app.palettes.PALETTES`` keys (kept here so reading a file needs no pyqtgraph).
 PALETTE_KEYS = ("classic", "colorblind")
+
+
+def intervention_dict(iv: Intervention | None) -> dict[str, Any] | None:
+    """An intervention as plain JSON (sessions, exports' metadata); None for the plain layer.
+    ``describe`` says it in words (English) for a reader of the file."""
+    if iv is None or iv.is_empty:
+        return None
+    return {"zero_heads": list(iv.zero_heads),
+            "head_scale": [[head, factor] for head, factor in iv.scales],
+            "zero_neurons": list(iv.zero_neurons), "skip": list(iv.skip),
+            "describe": iv.describe()}
+
+
+def intervention_from_dict(data: dict[str, Any], config: Qwen3Config) -> Intervention | None:
+    """The intervention a file's ``"intervention"`` field holds, checked against ``config``;
+    ``EngineError`` (a ValueError naming what is wrong) for one the layer cannot take."""
+    scale = data.get("head_scale", [])
+    if not isinstance(scale, list) or not all(isinstance(p, list) and len(p) == 2
+                                              for p in scale):
+        raise EngineError("intervention_scale_type", value=scale)
+    iv = Intervention(zero_heads=tuple(data.get("zero_heads", ())),
+                      head_scale=tuple((p[0], p[1]) for p in scale),
+                      zero_neurons=tuple(data.get("zero_neurons", ())),
+                      skip=tuple(data.get("skip", ())))
+    return None if iv.is_empty else iv.check(config)
 
 
 class SessionError(ValueError):
@@ -102,6 +127,8 @@ class Session:
     #: ``weights_path`` relative to the session file's folder, written beside it: a lesson
     #: folder moved (or copied to the classroom machine) with its model still finds it.
     weights_relative: str = ""
+    #: What was switched off (issue 23); None: the plain layer (and every older session).
+    intervention: Intervention | None = None
 
     def weights_dict(self) -> dict[str, Any]:
         """The ``"weights"`` field: random from a seed, or a layer of a file (whose seed is
@@ -125,6 +152,9 @@ class Session:
         }
         if self.language is not None:
             data["language"] = self.language
+        intervention = intervention_dict(self.intervention)
+        if intervention is not None:
+            data["intervention"] = intervention
         view = {"palette": self.palette, "theme": self.theme, "font_scale": self.font_scale}
         view = {k: v for k, v in view.items() if v is not None}
         if view:
@@ -140,7 +170,8 @@ def session_from_state(state: object) -> Session:
                    palette=s.palette, theme=s.theme, font_scale=s.font_scale,
                    weights_path=source.path if source else None,
                    weights_layer=source.layer if source else 0,
-                   weights_sha256=source.fingerprint if source else "")
+                   weights_sha256=source.fingerprint if source else "",
+                   intervention=getattr(s, "intervention", None))
 
 
 # ----- reading: check everything, build nothing half-way -----
@@ -253,11 +284,19 @@ def _parse_fields(data: dict[str, Any]) -> Session:
         if not (math.isfinite(font_scale) and FONT_SCALE_MIN <= font_scale <= FONT_SCALE_MAX):
             raise _Invalid(QCoreApplication.translate(
             "Sessions", "view font_scale is out of range"))
+    intervention = None
+    held = _opt(data, "intervention", dict, None, "")
+    if held is not None:
+        try:
+            intervention = intervention_from_dict(held, config)
+        except (EngineError, TypeError) as exc:
+            raise _Invalid(_tr(QCoreApplication.translate(
+                "Sessions", "its intervention is invalid: %1"), exception_text(exc))) from exc
     return Session(text=text, config=config, seed=seed, causal=causal, step=step, head=head,
                    query=query, depth_t=depth_t, language=language, palette=palette,
                    theme=theme, font_scale=font_scale, weights_path=weights_path,
                    weights_layer=weights_layer, weights_sha256=weights_sha256,
-                   weights_relative=weights_relative)
+                   weights_relative=weights_relative, intervention=intervention)
 
 
 def read_session(path: str | os.PathLike[str]) -> Session:

@@ -290,3 +290,71 @@ def test_causality_panel_shows_the_intervention_verdict(make_window, qtbot):
     window.state.clear_intervention()
     wait_current(qtbot, window)
     assert panel.intervention_plain == "" and panel.intervention_data is None
+
+
+# ----- sessions and exports -----
+def test_a_session_round_trips_the_intervention(make_window, qtbot, tmp_path):
+    import json
+
+    window = make_window(sync=True)
+    iv = Intervention(zero_heads=(1,), head_scale={2: -0.5}, zero_neurons=(3, 30),
+                      skip=("mlp",))
+    window.state.set_intervention(iv)
+    path = tmp_path / "iv.dualview.json"
+    assert window.save_session(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["intervention"]["zero_heads"] == [1]
+    assert data["intervention"]["head_scale"] == [[2, -0.5]]
+    assert "MLP branch skipped" in data["intervention"]["describe"]
+    other = make_window(sync=True, text="something else")
+    assert other.open_session(path), other.last_message
+    wait_current(qtbot, other)
+    assert other.state.intervention == iv
+    assert other.state.result.trace.intervention == iv
+    assert other.state.result.text == TEXT
+    # an older session (no field) opens as the plain layer, whatever was on before
+    del data["intervention"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert other.open_session(path)
+    wait_current(qtbot, other)
+    assert other.state.intervention is None and other.state.result.trace.intervention is None
+
+
+@pytest.mark.parametrize("field, value", [
+    ("zero_heads", [4]), ("zero_neurons", [32]), ("skip", ["attn"]), ("head_scale", [[1]]),
+    ("zero_heads", ["1"]),
+])
+def test_a_session_with_a_bad_intervention_is_refused_whole(make_window, tmp_path, field,
+                                                              value):
+    import json
+
+    from app import sessions
+
+    window = make_window(sync=True)
+    data = sessions.session_from_state(window.state).to_dict()
+    data["intervention"] = {field: value}
+    path = tmp_path / "bad.dualview.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(sessions.SessionError, match="its intervention is invalid"):
+        sessions.read_session(path)
+    before = window.state.text
+    assert not window.open_session(path)
+    assert window.state.text == before and window.state.intervention is None
+
+
+def test_exports_say_what_was_off(make_window, qtbot, tmp_path):
+    import json
+
+    from PySide6.QtGui import QImage
+
+    window = make_window(sync=True)
+    window.state.toggle_head(3)
+    wait_current(qtbot, window)
+    path = tmp_path / "heatmap.png"
+    assert window.export_panel("heatmapDock", path), window.last_message
+    meta = json.loads(QImage(str(path)).text("intervention"))
+    assert meta["zero_heads"] == [3] and meta["describe"] == "head 3 zeroed"
+    window.state.clear_intervention()
+    wait_current(qtbot, window)
+    assert window.export_panel("heatmapDock", path)
+    assert QImage(str(path)).text("intervention") == ""
