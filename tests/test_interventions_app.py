@@ -358,3 +358,47 @@ def test_exports_say_what_was_off(make_window, qtbot, tmp_path):
     wait_current(qtbot, window)
     assert window.export_panel("heatmapDock", path)
     assert QImage(str(path)).text("intervention") == ""
+
+
+# ----- the tour stop -----
+def test_loudest_head_is_the_largest_share_of_the_last_tokens_attn_context():
+    from app.tour import loudest_head
+
+    config = Qwen3Config.toy()
+    weights = LayerWeights.random(config, 0)
+    trace = run_layer(embed(list("abcdef"), config.hidden_size), weights, config)
+    row = trace["attn_context"][-1].reshape(config.num_attention_heads, config.head_dim)
+    norms = np.linalg.norm(row, axis=1)
+    head = loudest_head(trace)
+    assert all(norms[head] >= n for n in norms)
+    assert len(set(np.round(norms, 12))) == config.num_attention_heads  # no tie here
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_tour_switches_off_the_loudest_head_and_takes_it_back(make_window, qtbot,
+                                                                  language, restore_view):
+    from app.tour import STOPS, loudest_head
+
+    window = make_window(sync=True, language=language)
+    keys = [s.key for s in STOPS]
+    at = keys.index("intervene-head")
+    window.start_tour(at)
+    stop = STOPS[at]
+    qtbot.waitUntil(lambda: window.state.result.text == stop.text_for(language)
+                    and window.state.result.trace.intervention is not None, timeout=5000)
+    wait_current(qtbot, window)
+    result = window.state.result
+    plain = run_layer(result.trace["embed"], window.state.weights, window.state.config)
+    head = loudest_head(plain)
+    assert result.trace.intervention == Intervention(zero_heads=(head,))
+    assert window.state.step == "attn_context"
+    panel = window.panels["causalityDock"]
+    assert panel.isVisible() and panel.intervention_data.first_changed == "attn_context"
+    assert panel.intervention_data.level == "good"
+    assert window.panels["causalityDock"].intervention_badge.isVisible()
+    assert window.tour_panel.title.text() == f"<b>{stop.title(language)}</b>"
+    # on to the next stop: the tour's intervention is taken back
+    window.tour.go(at + 1)
+    wait_current(qtbot, window)
+    assert window.state.intervention is None
+    assert window.state.result.trace.intervention is None
