@@ -23,16 +23,17 @@ BADGE_STYLE = ("QLabel#interventionBadge { background: #c62828; color: white; "
 
 def part_text(part: Part) -> str:
     """One switched part in the interface's language ("head 1 off")."""
-    tr = QCoreApplication.translate
     if part.kind == "skip":
-        return (tr("Intervention", "attention skipped") if part.branch == "attention"
-                else tr("Intervention", "MLP skipped"))
+        if part.branch == "attention":
+            return QCoreApplication.translate("Intervention", "attention skipped")
+        return QCoreApplication.translate("Intervention", "MLP skipped")
+    index = str(part.index)
     if part.kind == "zero_head":
-        return tr("Intervention", "head %1 off").replace("%1", str(part.index))
+        return QCoreApplication.translate("Intervention", "head %1 off").replace("%1", index)
     if part.kind == "scale_head":
-        return (tr("Intervention", "head %1 × %2").replace("%1", str(part.index))
-                .replace("%2", f"{part.factor:g}"))
-    return tr("Intervention", "neuron %1 off").replace("%1", str(part.index))
+        return (QCoreApplication.translate("Intervention", "head %1 × %2")
+                .replace("%1", index).replace("%2", f"{part.factor:g}"))
+    return QCoreApplication.translate("Intervention", "neuron %1 off").replace("%1", index)
 
 
 def intervention_text(iv: Intervention | None) -> str:

@@ -599,26 +599,26 @@ class CausalityPanel(Panel):
                                  else _large(words.render(verdict.page)))
 
     def _intervention_words(self, message: Message) -> str:
-        tr, p = self.tr, message.params
+        p = message.params
         if message.id == "iv_same":
-            return tr("Intervention vs the plain layer: every step identical (it changes "
+            return self.tr("Intervention vs the plain layer: every step identical (it changes "
                       "nothing on this input)")
         if message.id == "iv_steps":
-            return tr("Intervention vs the plain layer: steps 0–%1 identical; %2 is the first "
+            return self.tr("Intervention vs the plain layer: steps 0–%1 identical; %2 is the first "
                       "that differs").replace("%1", str(p[0])).replace("%2", f"<b>{p[1]}</b>")
         if message.id == "iv_heads_only":
-            text = (tr("attn_context differs only in head %1's columns (max |Δ| = %2).")
+            text = (self.tr("attn_context differs only in head %1's columns (max |Δ| = %2).")
                     if (message.count or 1) == 1 else
-                    tr("attn_context differs only in the columns of heads %1 (max |Δ| = %2)."))
+                    self.tr("attn_context differs only in the columns of heads %1 (max |Δ| = %2)."))
             return text.replace("%1", str(p[0])).replace(
                 "%2", fmt_diff(float(p[1])))  # type: ignore[arg-type]
         if message.id == "iv_heads_more":
-            return tr("Unexpected: attn_context differs in the columns of heads %1, not only "
+            return self.tr("Unexpected: attn_context differs in the columns of heads %1, not only "
                       "the ones switched.").replace("%1", str(p[0]))
         if message.id == "iv_early":
-            return tr("Unexpected: %1 differs before %2, where the intervention acts.").replace(
-                "%1", str(p[0])).replace("%2", str(p[1]))
-        return tr("%1 of %2 token rows change in %3 (max |Δ| = %4).").replace(
+            return self.tr("Unexpected: %1 differs before %2, where the intervention "
+                           "acts.").replace("%1", str(p[0])).replace("%2", str(p[1]))
+        return self.tr("%1 of %2 token rows change in %3 (max |Δ| = %4).").replace(
             "%1", str(p[0])).replace("%2", str(p[1])).replace("%3", str(p[2])).replace(
             "%4", fmt_diff(float(p[3])))  # type: ignore[arg-type]
 
