@@ -402,3 +402,19 @@ def test_the_tour_switches_off_the_loudest_head_and_takes_it_back(make_window, q
     wait_current(qtbot, window)
     assert window.state.intervention is None
     assert window.state.result.trace.intervention is None
+
+
+def test_depth_time_shows_a_pure_mlp_step_when_attention_is_skipped(make_window, qtbot):
+    window = make_window(sync=True)
+    window.state.skip_branch("attention")
+    wait_current(qtbot, window)
+    panel = window.panels["depthDock"]
+    depth = window.state.result.depth
+    assert depth.skipped == ("attention",)
+    # the attention half of the flow does not move: u(½) is u(0) bit for bit
+    assert np.array_equal(depth.at(0.5), depth.at(0.0))
+    assert np.array_equal(depth.at(1.0), window.state.result.trace["resid_mlp"])
+    assert panel.skip_note.isVisible() and "pure MLP step" in panel.skip_note.text()
+    window.state.clear_intervention()
+    wait_current(qtbot, window)
+    assert not panel.skip_note.isVisible()

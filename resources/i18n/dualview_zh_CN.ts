@@ -645,6 +645,18 @@ after attn.</source>
         <translation>这是步长为 s 的&lt;b&gt;精确&lt;/b&gt;欧拉步——把 MLP 分支乘以 s 时这一层的输出——而不是两张图的装饰性混合。</translation>
     </message>
     <message>
+        <source>Both branches skipped: u(t) does not move (the layer is the identity).</source>
+        <translation>两个分支都被跳过：u(t) 不动（这一层就是恒等映射）。</translation>
+    </message>
+    <message>
+        <source>Attention skipped: what is left is a pure MLP step (u stays put for t ≤ ½, then moves by the MLP).</source>
+        <translation>跳过注意力：剩下的是纯 MLP 步（t ≤ ½ 时 u 不动，之后由 MLP 推动）。</translation>
+    </message>
+    <message>
+        <source>MLP skipped: what is left is a pure attention step (u moves by attention for t ≤ ½, then stays put).</source>
+        <translation>跳过 MLP：剩下的是纯注意力步（t ≤ ½ 时 u 由注意力推动，之后不动）。</translation>
+    </message>
+    <message>
         <source>bold: token %1 “%2”</source>
         <translation>粗线：词元 %1 “%2”</translation>
     </message>
