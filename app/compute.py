@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 
 import engine
-from engine import EngineError, LayerTrace, LayerWeights, Qwen3Config
+from engine import EngineError, Intervention, LayerTrace, LayerWeights, Qwen3Config
 from engine.causality import CausalityReport, compare_traces
 from engine.continuous import Convergence, DepthStates, convergence, depth_states
 from engine.model import ModelRun, Qwen3Model
@@ -68,6 +68,8 @@ class Request:
     #: The previous run of the same model: its keys and values for the common prefix of ids
     #: are reused (the KV cache); the shown layer still runs whole.
     model_cache: ModelRun | None = None
+    #: What is switched off (``engine.Intervention``); None: the plain layer.
+    intervention: Intervention | None = None
 
 
 def piece_label(piece: Piece) -> str:
@@ -83,6 +85,61 @@ def piece_label(piece: Piece) -> str:
     if whole and piece.text:
         return piece.text
     return "‹" + " ".join(f"{b:02x}" for b in piece.data) + "›" + piece.text
+
+
+@dataclass(frozen=True)
+class InterventionDiff:
+    """The intervened run against the plain layer on the same input, step by step (in the
+    layer's order). Exact: ``identical`` is bit-for-bit equality."""
+
+    intervention: Intervention
+    steps: tuple[str, ...]
+    #: step -> every element bitwise equal to the plain run's
+    identical: Mapping[str, bool]
+    #: step -> largest |intervened − plain| (0.0 when identical; entries equal in both runs,
+    #: the masked −∞ scores among them, count as 0)
+    max_abs: Mapping[str, float]
+    #: step -> how many token rows (query rows for attention maps) differ anywhere
+    rows_changed: Mapping[str, int]
+    #: the query heads whose columns of ``attn_context`` differ from the plain run's
+    context_heads: tuple[int, ...]
+    num_heads: int
+    num_tokens: int
+
+    @property
+    def first_changed(self) -> str | None:
+        """The first step that differs, None when the runs are the same bits."""
+        return next((name for name in self.steps if not self.identical[name]), None)
+
+
+def compare_with_plain(plain: LayerTrace, intervened: LayerTrace) -> InterventionDiff:
+    """Step by step, what ``intervened`` (the same input under an intervention) changed of
+    the ``plain`` run."""
+    if intervened.intervention is None:
+        raise ValueError("compare_with_plain needs an intervened trace")
+    identical: dict[str, bool] = {}
+    max_abs: dict[str, float] = {}
+    rows: dict[str, int] = {}
+    for step in intervened.steps:
+        a, b = plain[step.name], step.array
+        differs = a != b  # −∞ == −∞ is True: the mask's entries never count as changed
+        identical[step.name] = not bool(differs.any())
+        if identical[step.name]:
+            max_abs[step.name], rows[step.name] = 0.0, 0
+            continue
+        max_abs[step.name] = float(np.abs(a[differs] - b[differs]).max())
+        axis = step.info.token_axis
+        others = tuple(i for i in range(differs.ndim) if i != axis)
+        rows[step.name] = int(differs.any(axis=others).sum())
+    config = intervened.config
+    t = intervened["attn_context"].shape[0]
+    per_head = (plain["attn_context"] != intervened["attn_context"]).reshape(
+        t, config.num_attention_heads, config.head_dim).any(axis=(0, 2))
+    return InterventionDiff(
+        intervention=intervened.intervention, steps=tuple(s.name for s in intervened.steps),
+        identical=identical, max_abs=max_abs, rows_changed=rows,
+        context_heads=tuple(int(h) for h in np.flatnonzero(per_head)),
+        num_heads=config.num_attention_heads, num_tokens=t)
 
 
 @dataclass(frozen=True)
@@ -112,6 +169,9 @@ class Result:
     #: The weights the trace ran with: a later input is compared with this one only under the
     #: same weights (a layer's config says nothing of its numbers: layer 3 and 5 share it).
     weights: LayerWeights | None = None
+    #: With an intervention on: how the intervened run differs from the plain layer's on the
+    #: same input (None without one). ``trace.intervention`` says what is off.
+    intervention_diff: InterventionDiff | None = None
     compute_ms: float = 0.0
     error: str | None = None
     #: The EngineError's kind and parameters behind ``error`` (engine.errors.MESSAGES), so the
@@ -326,6 +386,7 @@ def compute(request: Request) -> Result:
     start = time.perf_counter()
     try:
         base = request.baseline.trace if request.baseline is not None else None
+        iv = request.intervention
         run = None
         if request.model is not None:
             tokens = (request.tokens if request.tokens is not None
@@ -334,8 +395,9 @@ def compute(request: Request) -> Result:
             # is computed whole on its input residual[k], so the causality comparison below
             # is between two full computations, never rows copied from the cache
             run = request.model.forward(request.ids, layer=request.model_layer,
-                                        cache=request.model_cache)
+                                        cache=request.model_cache, intervention=iv)
             trace = run.trace
+            x = run.residual[request.model_layer]  # the shown layer's input (the plain one's)
         else:
             tokens = (request.tokens if request.tokens is not None
                       else tuple(engine.tokenize(request.text)))
@@ -343,14 +405,22 @@ def compute(request: Request) -> Result:
             # the baseline (the trace on screen, or the pinned one): its attention rows whose
             # masked scores kept their bits are reused (the same numbers, found faster)
             trace = engine.run_layer(x, request.weights, request.config,
-                                     causal=request.causal, reuse=base)
+                                     causal=request.causal, reuse=base, intervention=iv)
         levels = StepLevels(trace)
         depth = depth_states(trace)
         norms = np.linalg.norm(depth.states, axis=-1)  # [3, T]
         curves = depth.norm_curves(norm_curve_points(depth))
         report = None
-        if base is not None and base.config == trace.config and base.causal == trace.causal:
+        # an edit is compared only with a run under the same intervention: switching a head
+        # off is not an edit of the text (the intervened-vs-plain comparison says what it did)
+        if (base is not None and base.config == trace.config and base.causal == trace.causal
+                and base.intervention == trace.intervention):
             report = compare_traces(base, trace)
+        diff = None
+        if trace.intervention is not None:
+            plain = engine.run_layer(x, request.weights, request.config, causal=trace.causal,
+                                     reuse=base)
+            diff = compare_with_plain(plain, trace)
         entropy = _entropy_memo.entropy(trace, base, report)
     except EngineError as exc:
         return Result(request.request_id, request.text, error=str(exc), error_code=exc.code,
@@ -360,7 +430,8 @@ def compute(request: Request) -> Result:
         request_id=request.request_id, text=request.text, tokens=tokens, trace=trace,
         depth=depth, levels=levels, token_norms=norms, norm_curves=curves, entropy=entropy,
         causality=report, baseline=request.baseline,
-        weights=request.weights, compute_ms=(time.perf_counter() - start) * 1e3,
+        weights=request.weights, intervention_diff=diff,
+        compute_ms=(time.perf_counter() - start) * 1e3,
         model_run=run, model=request.model,
     )
 
@@ -431,4 +502,5 @@ def compute_convergence(request: Request, result: Result) -> Convergence | None:
     if not result.ok or not sweeps_convergence(request.config, len(result.tokens)):
         return None
     x = result.trace["embed"]  # type: ignore[index]
-    return convergence(x, request.weights, request.config, causal=request.causal)
+    return convergence(x, request.weights, request.config, causal=request.causal,
+                       intervention=request.intervention)

@@ -50,6 +50,11 @@ DOCKS: tuple[DockSpec, ...] = (
              "app.panels.depth_time:DepthTimePanel"),
     DockSpec("causalityDock", QT_TRANSLATE_NOOP("Docks", "Causality"),
              "app.panels.causality:CausalityPanel"),
+    # what is switched off (issue 23): in the View menu, tabbed behind Depth time (the widest
+    # column: its controls never widen a narrower one)
+    DockSpec("interventionsDock", QT_TRANSLATE_NOOP("Docks", "Interventions"),
+             "app.panels.interventions:InterventionsPanel", visible=False,
+             tab_with="depthDock"),
     # the paper and physics lenses (issue 6): in the View menu, tabbed behind Depth time
     DockSpec("lensTemperatureDock", QT_TRANSLATE_NOOP("Docks", "Lens: softmax temperature"),
              "app.panels.lens_temperature:TemperaturePanel", visible=False,

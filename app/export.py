@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QWidget
 
 from app import __version__
 from app.compute import Result
-from app.sessions import write_atomic
+from app.sessions import intervention_dict, write_atomic
 
 #: Bump when the ``.npz`` layout changes.
 NPZ_FORMAT_VERSION = 1
@@ -47,6 +47,10 @@ def provenance(result: Result | None, *, seed: int, causal: bool, step: str | No
         meta["config"] = result.trace.config.to_dict()  # type: ignore[union-attr]
         if result.model_run is not None:  # a real model's own token ids
             meta["ids"] = list(result.model_run.ids)
+        # what was switched off: an intervened figure never passes for the plain layer's
+        intervention = intervention_dict(result.trace.intervention)  # type: ignore[union-attr]
+        if intervention is not None:
+            meta["intervention"] = intervention
     meta["weights"] = weights or {"kind": "random", "seed": seed}
     meta["causal"] = causal
     if step is not None and result is not None and result.ok:

@@ -179,6 +179,8 @@ class FileController(QObject):
             else:  # read on its thread; a moved or missing folder says so, the toy stays
                 models.open_model(session.model_path, session.model_layer)
         window.causal_action.setChecked(session.causal)
+        # (checked against the session's layer when it was read: the layer now on screen)
+        state.set_intervention(session.intervention)
         state.set_step(session.step)
         state.set_depth_t(session.depth_t)
         # the head too waits for the result: a layer with more heads than the one on screen

@@ -123,6 +123,8 @@ def build_menus(w: MainWindow) -> None:
                             (QKeySequence.StandardKey.Undo,))
     w.redo_action = _action(w, "redoAction", w.edit_menu, state.redo_text,
                             ("Ctrl+Shift+Z", "Ctrl+Y"))
+    w.clear_intervention_action = _action(w, "clearInterventionAction", w.edit_menu,
+                                          state.clear_intervention)
     w.edit_menu.addSeparator()
     w.focus_text_action = _action(w, "focusTextAction", w.edit_menu, w.focus_text_field,
                                   ("Ctrl+L",))
@@ -276,6 +278,8 @@ def retranslate_menus(w: MainWindow) -> None:
     w.undo_action.setText(translate("MainWindow", "&Undo text edit"))
     w.redo_action.setText(translate("MainWindow", "&Redo text edit"))
     w.focus_text_action.setText(translate("MainWindow", "Go to the &text field"))
+    w.clear_intervention_action.setText(
+        translate("MainWindow", "&Clear interventions (back to the plain layer)"))
     w.view_menu.setTitle(translate("MainWindow", "&View"))
     w.reset_layout_action.setText(translate("MainWindow", "&Reset layout"))
     w.presentation_action.setText(translate("MainWindow", "&Presentation mode"))

@@ -39,7 +39,7 @@ from app.compute import MAX_TEXT_CHARS, text_length
 from app.engine_text import exception_text
 from app.os_text import os_reason
 from app.state import FONT_SCALE_MAX, FONT_SCALE_MIN, THEMES
-from engine import STEP_NAMES, EngineError, Qwen3Config
+from engine import STEP_NAMES, EngineError, Intervention, Qwen3Config
 from engine.weights import weight_shapes
 
 FORMAT = "dualview-session"
@@ -69,6 +69,31 @@ STALE_TEMP_S = 300.0
 LANGUAGES = ("en", "zh")
 #: ``app.palettes.PALETTES`` keys (kept here so reading a file needs no pyqtgraph).
 PALETTE_KEYS = ("classic", "colorblind")
+
+
+def intervention_dict(iv: Intervention | None) -> dict[str, Any] | None:
+    """An intervention as plain JSON (sessions, exports' metadata); None for the plain layer.
+    ``describe`` says it in words (English) for a reader of the file."""
+    if iv is None or iv.is_empty:
+        return None
+    return {"zero_heads": list(iv.zero_heads),
+            "head_scale": [[head, factor] for head, factor in iv.scales],
+            "zero_neurons": list(iv.zero_neurons), "skip": list(iv.skip),
+            "describe": iv.describe()}
+
+
+def intervention_from_dict(data: dict[str, Any], config: Qwen3Config) -> Intervention | None:
+    """The intervention a file's ``"intervention"`` field holds, checked against ``config``;
+    ``EngineError`` (a ValueError naming what is wrong) for one the layer cannot take."""
+    scale = data.get("head_scale", [])
+    if not isinstance(scale, list) or not all(isinstance(p, list) and len(p) == 2
+                                              for p in scale):
+        raise EngineError("intervention_scale_type", value=scale)
+    iv = Intervention(zero_heads=tuple(data.get("zero_heads", ())),
+                      head_scale=tuple((p[0], p[1]) for p in scale),
+                      zero_neurons=tuple(data.get("zero_neurons", ())),
+                      skip=tuple(data.get("skip", ())))
+    return None if iv.is_empty else iv.check(config)
 
 
 class SessionError(ValueError):
@@ -127,6 +152,8 @@ class Session:
     #: and the weights fields are then the toy layer's, used when the folder is gone.
     model_path: str | None = None
     model_layer: int = 0
+    #: What was switched off (issue 23); None: the plain layer (and every older session).
+    intervention: Intervention | None = None
 
     def weights_dict(self) -> dict[str, Any]:
         """The ``"weights"`` field: random from a seed, or a layer of a file (whose seed is
@@ -152,6 +179,9 @@ class Session:
             data["model"] = {"path": self.model_path, "layer": self.model_layer}
         if self.language is not None:
             data["language"] = self.language
+        intervention = intervention_dict(self.intervention)
+        if intervention is not None:
+            data["intervention"] = intervention
         view = {"palette": self.palette, "theme": self.theme, "font_scale": self.font_scale}
         view = {k: v for k, v in view.items() if v is not None}
         if view:
@@ -173,7 +203,8 @@ def session_from_state(state: object) -> Session:
                    weights_layer=source.layer if source else 0,
                    weights_sha256=source.fingerprint if source else "",
                    model_path=str(model.folder) if model is not None else None,
-                   model_layer=s.model_layer if model is not None else 0)
+                   model_layer=s.model_layer if model is not None else 0,
+                   intervention=getattr(s, "intervention", None))
 
 
 # ----- reading: check everything, build nothing half-way -----
@@ -294,12 +325,20 @@ def _parse_fields(data: dict[str, Any]) -> Session:
         if not model_path or model_layer < 0:
             raise _Invalid(QCoreApplication.translate(
                 "Sessions", "its model folder or layer number is invalid"))
+    intervention = None
+    held = _opt(data, "intervention", dict, None, "")
+    if held is not None:
+        try:
+            intervention = intervention_from_dict(held, config)
+        except (EngineError, TypeError) as exc:
+            raise _Invalid(_tr(QCoreApplication.translate(
+                "Sessions", "its intervention is invalid: %1"), exception_text(exc))) from exc
     return Session(text=text, config=config, seed=seed, causal=causal, step=step, head=head,
                    query=query, depth_t=depth_t, language=language, palette=palette,
                    theme=theme, font_scale=font_scale, weights_path=weights_path,
                    weights_layer=weights_layer, weights_sha256=weights_sha256,
                    weights_relative=weights_relative, model_path=model_path,
-                   model_layer=model_layer)
+                   model_layer=model_layer, intervention=intervention)
 
 
 def read_session(path: str | os.PathLike[str]) -> Session:

@@ -22,6 +22,7 @@ import math
 import re
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from PySide6.QtCore import QObject, Signal
 
@@ -29,8 +30,9 @@ import engine
 from app.baseline import BaselineChooser
 from app.bridge import EngineBridge
 from app.compute import Baseline, Request, Result, SweepFailed, piece_label
-from engine import STEP_NAMES, LayerWeights, Qwen3Config, StepInfo, ops
+from engine import STEP_NAMES, Intervention, LayerWeights, Qwen3Config, StepInfo, ops
 from engine.continuous import Convergence
+from engine.intervention import BRANCHES, Part
 from engine.layer import Step
 from engine.model import Qwen3Model
 from engine.model_tokens import Piece
@@ -94,6 +96,8 @@ class Inputs:
         self.pieces: tuple[Piece, ...] = ()
         #: the toy layer's (config, seed, weights, source), kept while a model is open
         self._toy: tuple[Qwen3Config, int, LayerWeights, WeightsSource | None] | None = None
+        #: What is switched off in the layer (None: the plain layer; never an empty one).
+        self.intervention: Intervention | None = None
 
     def set_text(self, text: str) -> None:
         self.text = text
@@ -164,25 +168,34 @@ class Inputs:
         self.seed = seed
 
 
+class Snapshot(NamedTuple):
+    """What one undo step restores: the text and the intervention."""
+
+    text: str
+    intervention: Intervention | None = None
+
+
 class TextHistory:
-    """Undo and redo of text edits, whatever widget made them; a burst of typing (edits
-    closer than :attr:`merge_s`) is one step."""
+    """Undo and redo of text edits and intervention changes, whatever widget made them, in
+    the order they were made; a burst of typing (edits closer than :attr:`merge_s`) is one
+    step. It holds whatever its owner records (the state records :class:`Snapshot` s)."""
 
     def __init__(self, merge_s: float = HISTORY_MERGE_S, limit: int = HISTORY_LIMIT) -> None:
         #: Seconds within which consecutive text edits merge into one undo step (0: never).
         self.merge_s = merge_s
         self.limit = limit
-        self._undo: list[str] = []
-        self._redo: list[str] = []
+        self._undo: list = []
+        self._redo: list = []
         self._last_edit = -float("inf")
 
-    def record(self, before: str, now: float | None = None) -> None:
-        """An edit replaces ``before``."""
+    def record(self, before: object, now: float | None = None, merge: bool = True) -> None:
+        """An edit replaces ``before``. ``merge=False``: a step of its own, never merged with
+        the edits around it (switching a head off is one deliberate act)."""
         now = time.monotonic() if now is None else now
-        if not (self._undo and now - self._last_edit < self.merge_s):
+        if not (merge and self._undo and now - self._last_edit < self.merge_s):
             self._undo.append(before)
             del self._undo[:-self.limit]
-        self._last_edit = now
+        self._last_edit = now if merge else -float("inf")
         self._redo.clear()
 
     @property
@@ -193,7 +206,7 @@ class TextHistory:
     def can_redo(self) -> bool:
         return bool(self._redo)
 
-    def undo(self, current: str) -> str | None:
+    def undo(self, current: object) -> object | None:
         """The text before the last edit (``current`` goes on the redo stack); None if none."""
         if not self._undo:
             return None
@@ -201,7 +214,7 @@ class TextHistory:
         self._last_edit = -float("inf")  # the next edit starts a new undo step
         return self._undo.pop()
 
-    def redo(self, current: str) -> str | None:
+    def redo(self, current: object) -> object | None:
         if not self._redo:
             return None
         self._undo.append(current)
@@ -355,6 +368,8 @@ class AppState(QObject):
     history_changed = Signal()
     #: The text's tokens changed (the token chips show :meth:`token_chips`).
     tokens_changed = Signal()
+    #: The intervention changed (an ``engine.Intervention`` or None); a recompute is on its way.
+    intervention_changed = Signal(object)
 
     def __init__(self, bridge: EngineBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -383,7 +398,7 @@ class AppState(QObject):
         # them) cannot be written as UTF-8: saving, autosave and exports would fail on them
         text = _LONE_SURROGATE.sub("", text)
         if text != self.inputs.text:
-            self.history.record(self.inputs.text)
+            self.history.record(self._snapshot())
             self.history_changed.emit()
             self.inputs.set_text(text)
             self.tokens_changed.emit()
@@ -469,7 +484,7 @@ class AppState(QObject):
             raise ValueError("Append needs a real model open (File ▸ Open model…)")
         if not 0 <= int(token_id) < model.config.vocab_size:
             raise ValueError(f"token id {token_id} is not in 0…{model.config.vocab_size - 1}")
-        self.history.record(inputs.text)
+        self.history.record(self._snapshot(), merge=False)
         self.history_changed.emit()
         inputs.set_ids((*inputs.ids, int(token_id)))
         inputs.text = "".join(p.text for p in inputs.pieces)
@@ -497,21 +512,123 @@ class AppState(QObject):
         return self.history.can_redo
 
     def undo_text(self) -> bool:
-        """Go back to the text before the last edit; False when there is nothing to undo."""
-        return self._restore_text(self.history.undo(self.inputs.text))
+        """Go back to before the last edit (of the text, or of the intervention); False when
+        there is nothing to undo."""
+        return self._restore(self.history.undo(self._snapshot()))
 
     def redo_text(self) -> bool:
-        return self._restore_text(self.history.redo(self.inputs.text))
+        return self._restore(self.history.redo(self._snapshot()))
 
-    def _restore_text(self, text: str | None) -> bool:
-        if text is None:
+    def _snapshot(self) -> Snapshot:
+        return Snapshot(self.inputs.text, self.inputs.intervention)
+
+    def _restore(self, snapshot: object) -> bool:
+        if not isinstance(snapshot, Snapshot):
             return False
-        self.inputs.set_text(text)
+        inputs = self.inputs
+        text_changed = snapshot.text != inputs.text
+        iv_changed = snapshot.intervention != inputs.intervention
+        if text_changed:
+            inputs.set_text(snapshot.text)
+        inputs.intervention = snapshot.intervention
         self.history_changed.emit()
-        self.tokens_changed.emit()
-        self.text_restored.emit(text)
+        if text_changed:
+            self.tokens_changed.emit()
+            self.text_restored.emit(snapshot.text)
+        if iv_changed:
+            self.intervention_changed.emit(snapshot.intervention)
         self._submit()
         return True
+
+    # ----- interventions (each recomputes, each one undo step) -----
+    @property
+    def intervention(self) -> Intervention | None:
+        """What is switched off in the layer; None for the plain layer."""
+        return self.inputs.intervention
+
+    def set_intervention(self, iv: Intervention | None) -> None:
+        """Switch parts of the layer off (``engine.Intervention``; None or an empty one: the
+        plain layer). Checked against the layer first: an index it does not have raises
+        ``engine.EngineError`` and changes nothing."""
+        if iv is not None and not isinstance(iv, Intervention):
+            raise TypeError(f"set_intervention takes an engine.Intervention or None, got "
+                            f"{type(iv).__name__}")
+        iv = None if iv is None or iv.is_empty else iv.check(self.inputs.config)
+        if iv == self.inputs.intervention:
+            return
+        self.history.record(self._snapshot(), merge=False)
+        self.history_changed.emit()
+        self.inputs.intervention = iv
+        self.intervention_changed.emit(iv)
+        self._submit()
+
+    def _current_iv(self) -> Intervention:
+        return self.inputs.intervention or Intervention()
+
+    def toggle_head(self, head: int) -> None:
+        """Switch query head ``head`` off (its attention output is zero before o_proj), or
+        back on (a scaled head goes back to 1 as well)."""
+        iv = self._current_iv()
+        heads = set(iv.zero_heads)
+        scales = dict(iv.scales)
+        if head in heads or head in scales:
+            heads.discard(head)
+            scales.pop(head, None)
+        else:
+            heads.add(head)
+        self.set_intervention(Intervention(zero_heads=tuple(heads), head_scale=scales,
+                                           zero_neurons=iv.zero_neurons, skip=iv.skip))
+
+    def scale_head(self, head: int, factor: float) -> None:
+        """Head ``head``'s attention output times ``factor`` (1: left alone; 0: zeroed)."""
+        iv = self._current_iv()
+        heads = set(iv.zero_heads) - {head}
+        scales = dict(iv.scales)
+        scales.pop(head, None)
+        if factor == 0:
+            heads.add(head)
+        elif factor != 1:
+            scales[head] = factor
+        self.set_intervention(Intervention(zero_heads=tuple(heads), head_scale=scales,
+                                           zero_neurons=iv.zero_neurons, skip=iv.skip))
+
+    def toggle_neuron(self, neuron: int) -> None:
+        """Switch MLP neuron ``neuron`` (a column of ``gated``) off, or back on."""
+        iv = self._current_iv()
+        neurons = set(iv.zero_neurons) ^ {neuron}
+        self.set_intervention(Intervention(zero_heads=iv.zero_heads, head_scale=iv.scales,
+                                           zero_neurons=tuple(neurons), skip=iv.skip))
+
+    def skip_branch(self, branch: str, skip: bool = True) -> None:
+        """Skip the attention or MLP branch (its residual adds nothing), or stop skipping."""
+        if branch not in BRANCHES:
+            raise ValueError(f"unknown branch {branch!r}; choose one of {', '.join(BRANCHES)}")
+        iv = self._current_iv()
+        skipped = (set(iv.skip) | {branch}) if skip else (set(iv.skip) - {branch})
+        self.set_intervention(Intervention(zero_heads=iv.zero_heads, head_scale=iv.scales,
+                                           zero_neurons=iv.zero_neurons, skip=tuple(skipped)))
+
+    def remove_part(self, part: Part) -> None:
+        """Undo one part of the intervention (one of ``intervention.parts()``)."""
+        iv = self._current_iv()
+        heads, scales = set(iv.zero_heads), dict(iv.scales)
+        neurons, skipped = set(iv.zero_neurons), set(iv.skip)
+        if part.kind == "zero_head":
+            heads.discard(part.index)
+        elif part.kind == "scale_head":
+            scales.pop(part.index, None)  # type: ignore[arg-type]
+        elif part.kind == "zero_neuron":
+            neurons.discard(part.index)
+        elif part.kind == "skip":
+            skipped.discard(part.branch)
+        else:
+            raise ValueError(f"unknown intervention part {part.kind!r}")
+        self.set_intervention(Intervention(zero_heads=tuple(heads), head_scale=scales,
+                                           zero_neurons=tuple(neurons), skip=tuple(skipped)))
+
+    def clear_intervention(self) -> None:
+        """Back to the plain layer (one undo step)."""
+        self.set_intervention(None)
 
     @property
     def causal(self) -> bool:
@@ -589,7 +706,7 @@ class AppState(QObject):
             request_id=results.pending_id, text=inputs.text, tokens=inputs.tokens,
             config=inputs.config, weights=inputs.weights, causal=causal,
             baseline=baseline, model=model, ids=inputs.ids, model_layer=inputs.model_layer,
-            model_cache=cache,
+            model_cache=cache, intervention=inputs.intervention,
         ))
 
     # ----- results -----

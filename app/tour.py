@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import i18n
+from engine import LayerTrace
 
 BADGES = ("EXACT", "ANALOGY", "INTERPOLATION")
 #: badge -> (background, text); the same colours as the panels' claim badges.
@@ -82,6 +84,9 @@ class TourStop:
     #: The causality panel's baseline: "pin" pins the stop's sentence once computed, "keep"
     #: keeps the pin the tour made; any other stop releases it.
     baseline: Literal["", "pin", "keep"] = ""
+    #: "loudest-head": once the stop's sentence is computed, switch off the head the last
+    #: token reads most (:func:`loudest_head`); the tour switches it back on when it moves on
+    intervene: Literal["", "loudest-head"] = ""
 
     def title(self, language: str) -> str:
         return self.title_zh if language == "zh" else self.title_en
@@ -105,6 +110,15 @@ class TourStop:
     @property
     def before_text(self) -> str | None:
         return self.before_text_for(i18n.translations().language)
+
+
+def loudest_head(trace: LayerTrace) -> int:
+    """The query head the last token reads most: the one whose part of ``attn_context`` on the
+    last token's row (the head's weighted sum of values, what switching it off removes) has
+    the largest norm; the lowest index on a tie."""
+    config = trace.config
+    row = trace["attn_context"][-1].reshape(config.num_attention_heads, config.head_dim)
+    return int(np.argmax(np.linalg.norm(row, axis=1)))
 
 
 _H = ("heatmapDock",)
@@ -422,6 +436,18 @@ STOPS: tuple[TourStop, ...] = (
         "输入变长会改变矩阵形状，可能改变矩阵库的求和顺序——所以这里是“近似相等”，不是逐位相等。",
         step="resid_mlp", text_en=CAUSAL_APPENDED, text_zh=CAUSAL_APPENDED_ZH, causal=True,
         badge="EXACT", paper_id="E12"),
+    TourStop(
+        "intervene-head", "causality", ("causalityDock",),
+        "Switch a head off", "关掉一个注意力头",
+        "The tour has switched off the head the last token reads most (the one whose share of "
+        "attn_context on that token is largest): see the red INTERVENED badge on every panel. "
+        "Every step before attn_context is bit for bit the plain layer's; there only that "
+        "head's columns change, and from o_proj on every row moves. Ctrl+Z switches it back.",
+        "导览关掉了最后一个词元读得最多的注意力头（它在该词元的 attn_context 中所占部分最大）："
+        "每个面板都有红色的“已干预”标记。attn_context 之前的每一步都与原始层逐位相同；"
+        "在 attn_context 只有这个头的列改变，从 o_proj 起每一行都变了。按 Ctrl+Z 恢复。",
+        step="attn_context", text_en=CAUSAL_APPENDED, text_zh=CAUSAL_APPENDED_ZH, causal=True,
+        intervene="loudest-head"),
     TourStop(
         "the-end", "causality", ("stepListDock",),
         "Your turn", "轮到你了",

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 
 from app.compute import Result
+from app.tour import loudest_head
+from engine import Intervention
 
 if TYPE_CHECKING:
     from app.mainwindow import MainWindow
@@ -34,6 +36,10 @@ class TourDriver(QObject):
         self.pin_text: str | None = None
         #: the baseline the tour pinned (released when the tour moves on or ends)
         self.pinned: Result | None = None
+        #: a stop's sentence whose loudest head is switched off once computed
+        self.intervene_text: str | None = None
+        #: the intervention the tour made (taken back when the tour moves on or ends)
+        self.intervened: Intervention | None = None
         window.editor.line.textEdited.connect(self.drop_pending_text)  # typed, not set
         window.editor.presets.activated.connect(self.drop_pending_text)
         self.tour.stop_changed.connect(self.on_stop)
@@ -56,6 +62,10 @@ class TourDriver(QObject):
         """A result is in: a sentence waiting for it goes in, a baseline waiting is pinned."""
         self.apply_pending_text()
         self.pin_baseline()
+        if self.intervene_text is not None:
+            # after this result's delivery: a request made inside it (the synchronous bridge
+            # delivers within its own lock) would wait for that lock for ever
+            QTimer.singleShot(0, self, self.intervene)
 
     def drop_pending_text(self, *_args: object) -> None:
         """The person typed or picked a sentence: a tour stop's sentence waiting for the new
@@ -63,6 +73,7 @@ class TourDriver(QObject):
         self.pending_text = None
         self.then_text = None
         self.pin_text = None
+        self.intervene_text = None
 
     def on_running(self, running: bool) -> None:
         window = self.window
@@ -71,6 +82,7 @@ class TourDriver(QObject):
         if not running:
             self.drop_pending_text()
             self.release_baseline()
+            self.release_intervention()
             window.highlight.highlight(None)
             window.tour_dock.hide()
 
@@ -89,6 +101,8 @@ class TourDriver(QObject):
         # comparison the stop is about
         if stop.baseline not in ("pin", "keep"):
             self.release_baseline()
+        self.release_intervention()
+        self.intervene_text = stop.text if stop.intervene else None
         self.pin_text = stop.text if stop.baseline == "pin" else None
         # Back from the next stop left another sentence in the field: the stop's edit is
         # compared with its before_text, as when it was reached with Next
@@ -128,6 +142,28 @@ class TourDriver(QObject):
         window.highlight.highlight(dock)
         self.pin_baseline()
         window.docking.schedule_tab_title_fit()  # a band as tall as this stop's text
+        self.intervene()
+
+    def intervene(self) -> None:
+        """The intervention stop: once its sentence is computed (plain, with its mask), the
+        head the last token reads most (app.tour.loudest_head) is switched off."""
+        state = self.state
+        text, result = self.intervene_text, state.result
+        if (text is None or result is None or self.pending_text is not None
+                or result.text != text or state.text != text
+                or result.trace.causal != state.causal
+                or result.trace.intervention is not None or state.intervention is not None):
+            return
+        self.intervene_text = None
+        iv = Intervention(zero_heads=(loudest_head(result.trace),))
+        state.set_intervention(iv)
+        self.intervened = iv
+
+    def release_intervention(self) -> None:
+        """Take back the intervention the tour made (one the person made since is theirs)."""
+        made, self.intervened = self.intervened, None
+        if made is not None and self.state.intervention == made:
+            self.state.clear_intervention()
 
     def pin_baseline(self) -> None:
         """The causality setup stop compares nothing with what was typed before the tour: its

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.compute import Baseline
+from app.compute import Baseline, InterventionDiff
 from engine import STEP_NAMES
 from engine.causality import CausalityReport
 
@@ -239,3 +239,71 @@ def _nothing_compared(causal: bool, baseline: Baseline | None) -> Verdict:
         reason = Message("layer_changed")
     return Verdict("quiet", "E11", title, (reason,), _suggestion(causal),
                    page=Message("big_hint"), baseline=None)
+
+
+# ----- an intervention against the plain layer (issue 23) -----
+#: Where each kind of intervention first acts: the first step it may change.
+ACTS_AT = {"zero_head": "attn_context", "scale_head": "attn_context",
+           "zero_neuron": "gated", "skip": None}
+SKIP_ACTS_AT = {"attention": "resid_attn", "mlp": "resid_mlp"}
+
+
+@dataclass(frozen=True)
+class InterventionVerdict:
+    """What the causality panel says of an intervened run against the plain layer.
+
+    ``title`` and ``detail`` are :class:`Message` s: "iv_same" (no step differs), "iv_steps"
+    (%1 = the last identical step's number, %2 = the first differing step), "iv_heads_only"
+    (%1 = the heads, %2 = max |Δ| there), "iv_heads_more" (other heads' columns changed: a
+    fault), "iv_rows" (%1 rows of %2 change in %3, max |Δ| %4), "iv_early" (a step before
+    the intervention acts differs: a fault)."""
+
+    level: Level
+    title: Message
+    detail: tuple[Message, ...]
+    #: the first step that differs (None: none does), and where the intervention acts
+    first_changed: str | None
+    acts_at: str
+    #: the steps bit-for-bit equal to the plain run's, in order, before the first change
+    identical_before: tuple[str, ...]
+
+
+def acts_at(parts: Sequence[object]) -> str:
+    """The earliest step an intervention's parts act on."""
+    steps = []
+    for part in parts:
+        kind, branch = getattr(part, "kind", ""), getattr(part, "branch", None)
+        steps.append(SKIP_ACTS_AT[branch] if kind == "skip" else ACTS_AT[kind])
+    return min(steps, key=STEP_NAMES.index)
+
+
+def decide_intervention(diff: InterventionDiff) -> InterventionVerdict:
+    """The verdict on ``diff`` (:func:`app.compute.compare_with_plain`): every step before
+    the one the intervention acts on must be bit-for-bit the plain layer's, and a head
+    intervention changes only that head's columns of ``attn_context``."""
+    iv = diff.intervention
+    start = acts_at(iv.parts())
+    first = diff.first_changed
+    if first is None:
+        return InterventionVerdict("info", Message("iv_same"), (), None, start, diff.steps)
+    cut = diff.steps.index(first)
+    before = diff.steps[:cut]
+    title = Message("iv_steps", (STEP_NAMES.index(before[-1]) if before else -1, first))
+    detail: list[Message] = []
+    level: Level = "good"
+    if cut < diff.steps.index(start):
+        level = "warn"
+        detail.append(Message("iv_early", (first, start)))
+    touched = set(iv.zero_heads) | {h for h, _ in iv.scales}
+    if touched and not diff.identical["attn_context"]:
+        heads = ", ".join(str(h) for h in diff.context_heads)
+        if set(diff.context_heads) <= touched:
+            detail.append(Message("iv_heads_only", (heads, diff.max_abs["attn_context"]),
+                                  count=len(diff.context_heads)))
+        else:
+            level = "warn"
+            detail.append(Message("iv_heads_more", (heads,)))
+    last = diff.steps[-1]
+    detail.append(Message("iv_rows", (diff.rows_changed[last], diff.num_tokens, last,
+                                      diff.max_abs[last])))
+    return InterventionVerdict(level, title, tuple(detail), first, start, before)

@@ -51,6 +51,8 @@ SPIN = "--spin" in sys.argv
 #: default size's warm-up edits are not reported at all.
 PASTE = 2
 BREAKDOWN = "--breakdown" in sys.argv
+#: Only the intervention toggle (``toggle_median_ms``, ``toggle_p95_ms``), nothing else.
+TOGGLE_ONLY = "--toggle-only" in sys.argv
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -143,6 +145,26 @@ def edit_latency(app, window, texts: list[str], breakdown: Breakdown | None = No
     return times
 
 
+def toggle_latency(app, window, count: int = 40) -> list[float]:
+    """Issue 23: one intervention toggle (a head switched off, or back on, in turn over the
+    heads) until its result is accepted, every visible panel redrew it and Qt painted it,
+    timed as an edit is. Each toggle also runs the plain layer for the causality comparison."""
+    state = window.state
+    heads = state.config.num_attention_heads
+    times = []
+    for k in range(count):
+        head = (k // 2) % heads
+        t0 = time.perf_counter()
+        state.toggle_head(head)
+        want = state.intervention
+        wait_until(app, lambda want=want: state.result is not None
+                   and state.results.is_current(state.result.request_id)
+                   and state.result.trace.intervention == want and window.all_panels_current())
+        app.processEvents()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
 def edit_after_pause(app, window, texts: list[str]) -> tuple[list[float], list[float]]:
     """Pairs of edits: the first after a 0.6 s pause (its sweep starts once it is painted), the
     second 50 ms after the first was painted. Both are timed: (firsts, seconds)."""
@@ -183,6 +205,20 @@ def main() -> None:
 
     default_texts = [f"我爱北京天安门 第{k}" for k in range(60)]
     edit_latency(app, window, default_texts[:5])  # warm up
+    toggles = toggle_latency(app, window)
+    figures["toggle_median_ms"] = round(statistics.median(toggles), 2)
+    figures["toggle_p95_ms"] = round(percentile(toggles, 95), 2)
+    print(f"intervention toggle (default size): median {statistics.median(toggles):7.2f} ms  "
+          f"p95 {percentile(toggles, 95):7.2f} ms")
+    window.state.clear_intervention()
+    if TOGGLE_ONLY:
+        edits = edit_latency(app, window, default_texts[5:45])
+        figures["edit_median_ms_default"] = round(statistics.median(edits), 2)
+        figures["edit_p95_ms_default"] = round(percentile(edits, 95), 2)
+        print(f"edit (default size), same run: median {statistics.median(edits):7.2f} ms  "
+              f"p95 {percentile(edits, 95):7.2f} ms")
+        print(json.dumps(figures, ensure_ascii=False))
+        return
     for label, texts in (("default", default_texts), ("T256", sentences(256, 30 + PASTE)),
                          ("T512", sentences(512, 30 + PASTE))):
         if label != "default":  # the default size was warmed up above

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSpinBox,
+    QToolButton,
     QToolTip,
     QVBoxLayout,
     QWidget,
@@ -103,6 +104,11 @@ class AttentionGraphPanel(Panel):
         self.head_label = QLabel()
         self.head_box = QSpinBox()
         self.head_box.setObjectName("attnHeadBox")
+        #: switches the picked head off (issue 23): its output is zero before o_proj. One short
+        #: word: the attention and causality panels share a column, a wide button widened it
+        self.head_off = QToolButton()
+        self.head_off.setObjectName("attnHeadOff")
+        self.head_off.setCheckable(True)
         self.gqa_note = StableLabel()
         self.gqa_note.setObjectName("attnGqaNote")
         self.gqa_note.setWordWrap(True)
@@ -169,6 +175,7 @@ class AttentionGraphPanel(Panel):
         controls.addSpacing(8)
         controls.addWidget(self.head_label)
         controls.addWidget(self.head_box)
+        controls.addWidget(self.head_off)
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(3)
@@ -211,6 +218,8 @@ class AttentionGraphPanel(Panel):
 
         self.query_box.currentIndexChanged.connect(self._on_query_box)
         self.head_box.valueChanged.connect(self.state.set_head)
+        self.head_off.clicked.connect(self._on_head_off)
+        state.intervention_changed.connect(lambda _iv: self._sync_head_off())
         self.nodes.sigClicked.connect(self._on_node_clicked)
         self.graph.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.plot.getViewBox().sigResized.connect(self._on_view_resized)
@@ -268,9 +277,25 @@ class AttentionGraphPanel(Panel):
         self.head_box.setToolTip(self._head_tip)
         self.masked_text.setText(self.tr("masked (future)"))
         self.graph.setToolTip("")
+        self.head_off.setText(self.tr("off"))
+        self.head_off.setToolTip(self.tr(
+            "Switch this head off: its attention output is zero before o_proj (its pattern, "
+            "drawn here, is still computed); every panel then shows the intervened layer"))
+
+    def _on_head_off(self) -> None:
+        self.state.toggle_head(self.state.head)
+
+    def _sync_head_off(self) -> None:
+        iv = self.state.intervention
+        off = iv is not None and self.state.head in iv.zero_heads
+        self.head_off.blockSignals(True)
+        self.head_off.setChecked(off)
+        self.head_off.blockSignals(False)
 
     # ----- state -> view -----
     def _on_selection_changed(self, field: str) -> None:
+        if field == "head":
+            self._sync_head_off()
         if field in ("head", "query"):
             self.request_redraw()
 

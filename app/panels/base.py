@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app import i18n
@@ -13,7 +13,41 @@ from app.compute import Result
 from app.engine_text import engine_text, exception_text
 from app.state import SELECTION_FIELDS, AppState
 from app.widgets.plotting import one_clip_rect, settle
-from engine import EngineError
+from engine import EngineError, Intervention
+from engine.intervention import Part
+
+#: The intervention badge's look: white on red, so no screenshot passes for the plain model.
+BADGE_STYLE = ("QLabel#interventionBadge { background: #c62828; color: white; "
+               "font-weight: bold; padding: 2px 6px; border-radius: 3px; }")
+
+
+def part_text(part: Part) -> str:
+    """One switched part in the interface's language ("head 1 off")."""
+    if part.kind == "skip":
+        if part.branch == "attention":
+            return QCoreApplication.translate("Intervention", "attention skipped")
+        return QCoreApplication.translate("Intervention", "MLP skipped")
+    index = str(part.index)
+    if part.kind == "zero_head":
+        return QCoreApplication.translate("Intervention", "head %1 off").replace("%1", index)
+    if part.kind == "scale_head":
+        return (QCoreApplication.translate("Intervention", "head %1 × %2")
+                .replace("%1", index).replace("%2", f"{part.factor:g}"))
+    return QCoreApplication.translate("Intervention", "neuron %1 off").replace("%1", index)
+
+
+def intervention_text(iv: Intervention | None) -> str:
+    """What is off, every part, in the interface's language ("" for the plain layer)."""
+    if iv is None or iv.is_empty:
+        return ""
+    return ", ".join(part_text(p) for p in iv.parts())
+
+
+def badge_text(iv: Intervention | None) -> str:
+    """The INTERVENED badge's words ("" for the plain layer)."""
+    what = intervention_text(iv)
+    return (QCoreApplication.translate("Intervention", "INTERVENED: %1").replace("%1", what)
+            if what else "")
 
 
 class Panel(QWidget):
@@ -54,6 +88,13 @@ class Panel(QWidget):
         self._stack.addWidget(self._empty)
         #: the selection as the panel last drew or was told of it (field -> value)
         self._shown_selection: dict[str, object] = {}
+        #: the INTERVENED badge: over the panel's top right corner (outside its layouts, so
+        #: showing it moves nothing), shown whenever the result drawn ran under an intervention
+        self.intervention_badge = QLabel(self)
+        self.intervention_badge.setObjectName("interventionBadge")
+        self.intervention_badge.setStyleSheet(BADGE_STYLE)
+        self.intervention_badge.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.intervention_badge.hide()
         state.result_changed.connect(self._on_result_changed)
         state.selection_changed.connect(self._on_selection_signal)
         state.language_changed.connect(self._on_language_changed)
@@ -62,6 +103,29 @@ class Panel(QWidget):
     def set_body(self, body: QWidget) -> None:
         self._stack.addWidget(body)
         self._stack.setCurrentWidget(body)
+        self.intervention_badge.raise_()
+
+    def _sync_badge(self, result: Result | None) -> None:
+        iv = result.trace.intervention if result is not None and result.trace else None
+        text = badge_text(iv)
+        badge = self.intervention_badge
+        if not text:
+            badge.hide()
+            return
+        badge.setText(text)
+        badge.setToolTip(text)
+        badge.adjustSize()
+        badge.resize(min(badge.sizeHint().width(), max(self.width(), 1)),
+                     badge.sizeHint().height())
+        # top right: the panels' controls start at the left, so the badge hides the least
+        badge.move(max(self.width() - badge.width(), 0), 0)
+        badge.raise_()
+        badge.show()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.intervention_badge.isVisible():
+            self._sync_badge(self.state.result)
 
     def empty_text(self) -> str:
         if self.state.error:
@@ -127,6 +191,7 @@ class Panel(QWidget):
         self._dirty = False
         result = self.state.result
         self._shown_selection = {name: getattr(self.state, name) for name in SELECTION_FIELDS}
+        self._sync_badge(result)
         if result is None:
             self._empty.setText(self.empty_text())
             self._stack.setCurrentIndex(0)

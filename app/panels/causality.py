@@ -35,7 +35,7 @@ from app import theme
 from app.compute import Baseline, Result
 from app.panels.base import Panel
 from app.state import AppState
-from app.verdict import Message, Verdict, decide
+from app.verdict import InterventionVerdict, Message, Verdict, decide, decide_intervention, fmt_diff
 from app.widgets.arrangement import Arrangement, Hysteresis
 from app.widgets.causality_words import CausalityWords
 from app.widgets.claim_badge import ClaimBadge
@@ -221,6 +221,15 @@ class CausalityPanel(Panel):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(3)
+        #: with an intervention on: how the intervened layer differs from the plain one
+        self.intervention_verdict = QLabel()
+        self.intervention_verdict.setObjectName("interventionVerdict")
+        self.intervention_verdict.setTextFormat(Qt.TextFormat.RichText)
+        self.intervention_verdict.setWordWrap(True)
+        self.intervention_verdict.hide()
+        #: what app.verdict.decide_intervention said of the result on screen (None: plain)
+        self.intervention_data: InterventionVerdict | None = None
+        layout.addWidget(self.intervention_verdict)
         layout.addLayout(top)
         layout.addWidget(ReflowGuard(self.detail))  # (a guard shows and hides with its label)
         layout.addWidget(ReflowGuard(self.hint))
@@ -425,6 +434,7 @@ class CausalityPanel(Panel):
     # ----- drawing -----
     def redraw(self, result: Result) -> None:
         self._result = result
+        self._write_intervention(result)
         verdict = decide(result.tokens, result.text, result.trace.causal, result.causality,
                          result.baseline, just_pinned=self.state.pinned is result)
         self.verdict_data = verdict
@@ -584,6 +594,54 @@ class CausalityPanel(Panel):
         if verdict.page is not None:
             self.nothing.setText(self._big_hint(causal) if verdict.page.id == "big_hint"
                                  else _large(words.render(verdict.page)))
+
+    def _intervention_words(self, message: Message) -> str:
+        p = message.params
+        if message.id == "iv_same":
+            return self.tr("Intervention vs the plain layer: every step identical (it changes "
+                      "nothing on this input)")
+        if message.id == "iv_steps":
+            return self.tr("Intervention vs the plain layer: steps 0–%1 identical; %2 is the first "
+                      "that differs").replace("%1", str(p[0])).replace("%2", f"<b>{p[1]}</b>")
+        if message.id == "iv_heads_only":
+            text = (self.tr("attn_context differs only in head %1's columns (max |Δ| = %2).")
+                    if (message.count or 1) == 1 else
+                    self.tr("attn_context differs only in the columns of heads %1 (max |Δ| = %2)."))
+            return text.replace("%1", str(p[0])).replace(
+                "%2", fmt_diff(float(p[1])))  # type: ignore[arg-type]
+        if message.id == "iv_heads_more":
+            return self.tr("Unexpected: attn_context differs in the columns of heads %1, not only "
+                      "the ones switched.").replace("%1", str(p[0]))
+        if message.id == "iv_early":
+            return self.tr("Unexpected: %1 differs before %2, where the intervention "
+                           "acts.").replace("%1", str(p[0])).replace("%2", str(p[1]))
+        return self.tr("%1 of %2 token rows change in %3 (max |Δ| = %4).").replace(
+            "%1", str(p[0])).replace("%2", str(p[1])).replace("%3", str(p[2])).replace(
+            "%4", fmt_diff(float(p[3])))  # type: ignore[arg-type]
+
+    def _write_intervention(self, result: Result) -> None:
+        diff = result.intervention_diff
+        label = self.intervention_verdict
+        if diff is None:
+            self.intervention_data = None
+            label.hide()
+            return
+        verdict = decide_intervention(diff)
+        self.intervention_data = verdict
+        colour = LEVEL_COLOURS[verdict.level]
+        colour = theme.ink(colour) if colour else theme.quiet_css()
+        words = [self._intervention_words(verdict.title),
+                 *(self._intervention_words(m) for m in verdict.detail)]
+        label.setText(f"<span style='color:{colour}'><b>{words[0]}</b></span> "
+                      + " ".join(words[1:]))
+        label.show()
+
+    @property
+    def intervention_plain(self) -> str:
+        """The intervention verdict as a reader sees it ("" without an intervention)."""
+        if not self.intervention_verdict.isVisibleTo(self):
+            return ""
+        return QTextDocumentFragment.fromHtml(self.intervention_verdict.text()).toPlainText()
 
     @property
     def verdict_plain(self) -> str:

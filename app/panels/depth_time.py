@@ -244,6 +244,12 @@ class DepthTimePanel(Panel):
         layout.addLayout(controls)
         layout.addLayout(self._slider_row)
         layout.addWidget(self.caption)
+        #: what is left of the flow under an intervention that skips a branch (issue 23)
+        self.skip_note = QLabel()
+        self.skip_note.setObjectName("depthSkipNote")
+        self.skip_note.setWordWrap(True)
+        self.skip_note.hide()
+        layout.addWidget(self.skip_note)
         layout.addWidget(split, 1)
         layout.addWidget(self.conv_caption_box)
         self.set_body(body)
@@ -502,9 +508,25 @@ class DepthTimePanel(Panel):
         return f"t = {t:.3f} · s = {s:.3f}"
 
     # ----- drawing a result -----
+    def skip_text(self, skipped: tuple[str, ...]) -> str:
+        """What is left of the flow when ``skipped`` branches add nothing ("" for none)."""
+        if "attention" in skipped and "mlp" in skipped:
+            return self.tr("Both branches skipped: u(t) does not move (the layer is the "
+                           "identity).")
+        if "attention" in skipped:
+            return self.tr("Attention skipped: what is left is a pure MLP step (u stays put "
+                           "for t ≤ ½, then moves by the MLP).")
+        if "mlp" in skipped:
+            return self.tr("MLP skipped: what is left is a pure attention step (u moves by "
+                           "attention for t ≤ ½, then stays put).")
+        return ""
+
     def redraw(self, result: Result) -> None:
         self._result = result
         depth = result.depth
+        note = self.skip_text(depth.skipped)
+        self.skip_note.setText(note)
+        self.skip_note.setVisible(bool(note))
         states = depth.states  # [3, T, D]
         m = float(np.max(np.abs(states))) if states.size else 1.0
         self.levels = (-m, m) if np.isfinite(m) and m > 0 else (-1.0, 1.0)

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtGui import QCursor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app import palettes, theme
 from app.compute import Result
@@ -13,6 +22,10 @@ from app.state import AppState
 from app.widgets.controls import sync_spin
 from app.widgets.heatmap import HeatmapView
 from engine import Step
+
+#: Steps whose columns are the MLP's neurons (``intermediate_size`` of them): a click on one
+#: offers to switch that neuron off (a column of ``gated`` zero before down_proj).
+NEURON_STEPS = ("gate_proj", "up_proj", "silu_gate", "gated")
 
 
 def token_labels(tokens: tuple[str, ...]) -> list[str]:
@@ -68,6 +81,9 @@ class StepHeatmapPanel(Panel):
         self.head_box.valueChanged.connect(self.state.set_head)
         self.all_heads.toggled.connect(lambda _on: self.request_redraw())
         self.view.hovered.connect(self._on_hovered)
+        self.view.clicked.connect(self._on_clicked)
+        #: the neuron menu last opened (tests trigger its action)
+        self.neuron_menu_shown: QMenu | None = None
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -156,6 +172,27 @@ class StepHeatmapPanel(Panel):
         self.view.set_matrix(matrix, levels, map_name, self._row_labels, col_labels,
                              x_title=self.tr(col_kind), y_title=self.tr("token"),
                              col_blocks=blocks)
+
+    def neuron_menu(self, neuron: int) -> QMenu:
+        """The menu a click on an MLP column opens: switch neuron ``neuron`` off (or on)."""
+        iv = self.state.intervention
+        off = iv is not None and neuron in iv.zero_neurons
+        menu = QMenu(self)
+        menu.setObjectName("neuronMenu")
+        text = (self.tr("Switch neuron %1 back on") if off
+                else self.tr("Switch neuron %1 off (its column of gated is zero)"))
+        action = menu.addAction(text.replace("%1", str(neuron)))
+        action.setObjectName("neuronToggle")
+        action.triggered.connect(lambda: self.state.toggle_neuron(neuron))
+        return menu
+
+    def _on_clicked(self, row: int, col: int, _value: float) -> None:
+        if (row < 0 or col < 0 or self.state.step not in NEURON_STEPS
+                or self.state.result is None):
+            return
+        menu = self.neuron_menu(col)
+        self.neuron_menu_shown = menu
+        menu.popup(QCursor.pos())
 
     def _on_hovered(self, row: int, col: int, _shown: float) -> None:
         if row < 0 or self.source is None or np.isnan(self.source[row, col]):

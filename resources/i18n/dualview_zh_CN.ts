@@ -46,6 +46,14 @@
         <translation>已掩码（未来）</translation>
     </message>
     <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Switch this head off: its attention output is zero before o_proj (its pattern, drawn here, is still computed); every panel then shows the intervened layer</source>
+        <translation>关掉这个头：它的注意力输出在 o_proj 之前置零（这里画出的注意力模式仍会计算）；之后每个面板都显示干预后的层</translation>
+    </message>
+    <message>
         <source>MHA: query head %1 has its own key/value head %2.</source>
         <translation>MHA：查询头 %1 有自己的键/值头 %2。</translation>
     </message>
@@ -183,6 +191,34 @@
     <message>
         <source>rows before k changed only in the masked future (outlined)</source>
         <translation>k 之前的行只在被掩码的未来部分有变化（已框出）</translation>
+    </message>
+    <message>
+        <source>Intervention vs the plain layer: every step identical (it changes nothing on this input)</source>
+        <translation>干预与原始层对比：每一步都相同（在这个输入上它什么也没改变）</translation>
+    </message>
+    <message>
+        <source>Intervention vs the plain layer: steps 0–%1 identical; %2 is the first that differs</source>
+        <translation>干预与原始层对比：第 0–%1 步相同；%2 是第一个不同的步骤</translation>
+    </message>
+    <message>
+        <source>attn_context differs only in head %1&apos;s columns (max |Δ| = %2).</source>
+        <translation>attn_context 只在头 %1 的列上不同（最大 |Δ| = %2）。</translation>
+    </message>
+    <message>
+        <source>attn_context differs only in the columns of heads %1 (max |Δ| = %2).</source>
+        <translation>attn_context 只在头 %1 的列上不同（最大 |Δ| = %2）。</translation>
+    </message>
+    <message>
+        <source>Unexpected: attn_context differs in the columns of heads %1, not only the ones switched.</source>
+        <translation>意外：attn_context 在头 %1 的列上不同，不只是被关掉的那些。</translation>
+    </message>
+    <message>
+        <source>Unexpected: %1 differs before %2, where the intervention acts.</source>
+        <translation>意外：%1 在干预起作用的 %2 之前就不同了。</translation>
+    </message>
+    <message>
+        <source>%1 of %2 token rows change in %3 (max |Δ| = %4).</source>
+        <translation>%3 中 %2 个词元行里有 %1 行改变（最大 |Δ| = %4）。</translation>
     </message>
     <message>
         <source>Pin baseline keeps comparing with the input on screen now, so you can make several edits in a row.</source>
@@ -608,6 +644,18 @@ after attn.</source>
         <translation>这是步长为 s 的&lt;b&gt;精确&lt;/b&gt;欧拉步——把 MLP 分支乘以 s 时这一层的输出——而不是两张图的装饰性混合。</translation>
     </message>
     <message>
+        <source>Both branches skipped: u(t) does not move (the layer is the identity).</source>
+        <translation>两个分支都被跳过：u(t) 不动（这一层就是恒等映射）。</translation>
+    </message>
+    <message>
+        <source>Attention skipped: what is left is a pure MLP step (u stays put for t ≤ ½, then moves by the MLP).</source>
+        <translation>跳过注意力：剩下的是纯 MLP 步（t ≤ ½ 时 u 不动，之后由 MLP 推动）。</translation>
+    </message>
+    <message>
+        <source>MLP skipped: what is left is a pure attention step (u moves by attention for t ≤ ½, then stays put).</source>
+        <translation>跳过 MLP：剩下的是纯注意力步（t ≤ ½ 时 u 由注意力推动，之后不动）。</translation>
+    </message>
+    <message>
         <source>bold: token %1 “%2”</source>
         <translation>粗线：词元 %1 “%2”</translation>
     </message>
@@ -685,6 +733,10 @@ after attn.</source>
     <message>
         <source>Causality</source>
         <translation>因果性</translation>
+    </message>
+    <message>
+        <source>Interventions</source>
+        <translation>干预</translation>
     </message>
     <message>
         <source>Lens: softmax temperature</source>
@@ -1565,6 +1617,108 @@ after attn.</source>
     </message>
 </context>
 <context>
+    <name>Intervention</name>
+    <message>
+        <source>attention skipped</source>
+        <translation>跳过注意力</translation>
+    </message>
+    <message>
+        <source>MLP skipped</source>
+        <translation>跳过 MLP</translation>
+    </message>
+    <message>
+        <source>head %1 off</source>
+        <translation>头 %1 关闭</translation>
+    </message>
+    <message>
+        <source>head %1 × %2</source>
+        <translation>头 %1 × %2</translation>
+    </message>
+    <message>
+        <source>neuron %1 off</source>
+        <translation>神经元 %1 关闭</translation>
+    </message>
+    <message>
+        <source>INTERVENED: %1</source>
+        <translation>已干预：%1</translation>
+    </message>
+</context>
+<context>
+    <name>InterventionsPanel</name>
+    <message>
+        <source>&lt;b&gt;Switched off in this layer&lt;/b&gt;</source>
+        <translation>&lt;b&gt;这一层中被关掉的部分&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Nothing: every panel shows the plain layer.</source>
+        <translation>没有：每个面板都显示原始层。</translation>
+    </message>
+    <message>
+        <source>Clear all</source>
+        <translation>全部清除</translation>
+    </message>
+    <message>
+        <source>Back to the plain layer (Ctrl+Z undoes it)</source>
+        <translation>回到原始层（Ctrl+Z 可撤销）</translation>
+    </message>
+    <message>
+        <source>Head:</source>
+        <translation>头：</translation>
+    </message>
+    <message>
+        <source>Switch off / on</source>
+        <translation>关闭 / 打开</translation>
+    </message>
+    <message>
+        <source>The head&apos;s attention output is zero before o_proj (its pattern is still computed)</source>
+        <translation>该头的注意力输出在 o_proj 之前置零（注意力模式仍会计算）</translation>
+    </message>
+    <message>
+        <source>Scale by factor</source>
+        <translation>按系数缩放</translation>
+    </message>
+    <message>
+        <source>The head&apos;s attention output times the factor before o_proj</source>
+        <translation>该头的注意力输出在 o_proj 之前乘以系数</translation>
+    </message>
+    <message>
+        <source>MLP neuron:</source>
+        <translation>MLP 神经元：</translation>
+    </message>
+    <message>
+        <source>That column of gated = act(gate) × up is zero before down_proj</source>
+        <translation>gated = act(gate) × up 的这一列在 down_proj 之前置零</translation>
+    </message>
+    <message>
+        <source>skip attention</source>
+        <translation>跳过注意力</translation>
+    </message>
+    <message>
+        <source>The attention branch adds nothing to the residual: resid_attn = x</source>
+        <translation>注意力分支不向残差添加任何东西：resid_attn = x</translation>
+    </message>
+    <message>
+        <source>skip MLP</source>
+        <translation>跳过 MLP</translation>
+    </message>
+    <message>
+        <source>The MLP branch adds nothing to the residual: resid_mlp = resid_attn</source>
+        <translation>MLP 分支不向残差添加任何东西：resid_mlp = resid_attn</translation>
+    </message>
+    <message>
+        <source>Every change is one undo step (Ctrl+Z). The causality panel compares the intervened layer with the plain one; every panel carries a red INTERVENED badge.</source>
+        <translation>每次改动都是一个撤销步骤（Ctrl+Z）。因果面板把干预后的层与原始层对比；每个面板都带有红色的“已干预”标记。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Switch this back on</source>
+        <translation>重新打开</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Dual View — one Qwen3 layer, two views</source>
@@ -1653,6 +1807,10 @@ after attn.</source>
     <message>
         <source>Go to the &amp;text field</source>
         <translation>转到文本框(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Clear interventions (back to the plain layer)</source>
+        <translation>清除干预（回到原始层）(&amp;C)</translation>
     </message>
     <message>
         <source>&amp;View</source>
@@ -2424,6 +2582,10 @@ Type a sentence above to compute the layer.</translation>
         <translation>其模型文件夹或层号无效</translation>
     </message>
     <message>
+        <source>its intervention is invalid: %1</source>
+        <translation>其中的干预无效：%1</translation>
+    </message>
+    <message>
         <source>%1 is not a file</source>
         <translation>%1 不是一个文件</translation>
     </message>
@@ -2583,6 +2745,14 @@ Type a sentence above to compute the layer.</translation>
     <message>
         <source>GQA: query head %1 reads kv head %2</source>
         <translation>GQA：查询头 %1 读取键值头 %2</translation>
+    </message>
+    <message>
+        <source>Switch neuron %1 back on</source>
+        <translation>重新打开神经元 %1</translation>
+    </message>
+    <message>
+        <source>Switch neuron %1 off (its column of gated is zero)</source>
+        <translation>关闭神经元 %1（它在 gated 中的列置零）</translation>
     </message>
     <message>
         <source>row %1 · column %2 · value %3</source>
