@@ -271,6 +271,7 @@ def test_quote_edges():
     # not this text's tokens: the tokens themselves, space-separated, cut after `most`
     assert quote("zzz", ["a", "b"]) == Quote("a b")
     assert quote("zzz", tokens) == Quote(" ".join(tokens[:12]), cut_end=True)
+    assert quote("zzz", tokens[:12]) == Quote(" ".join(tokens[:12]))  # exactly `most`: no cut
     assert quote("", ()) == Quote("")
     # unmarked: the first `most` tokens as typed
     assert quote(text, tokens) == Quote(text[:text.index(" w12")], cut_end=True)
