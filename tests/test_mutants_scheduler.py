@@ -77,3 +77,32 @@ def test_stop_gives_up_after_its_timeout_and_leaves_nothing_pending():
         gate.set()
         worker.join(5)
     assert not worker.alive()
+
+
+
+def test_wait_for_pending_wakes_at_a_new_request_or_a_stop_not_at_its_timeout():
+    """As the bridge uses it: the running work waits for a newer request before its slow
+    follow-up; it must wake when one arrives (or the worker stops), not at the timeout."""
+    waited = []
+
+    def work(request):
+        if request == "wait":
+            t0 = time.monotonic()
+            woke = worker.wait_for_pending(10)
+            waited.append((woke, time.monotonic() - t0))
+
+    worker = LatestWinsWorker(work, name="mutants-wait")
+    try:
+        assert not worker.wait_for_pending(0.05)  # nothing waits: False after the timeout
+        for wake in (lambda: worker.submit("next"), worker.stop):
+            worker.submit("wait")
+            timer = threading.Timer(0.3, wake)
+            timer.start()
+            timer.join()
+            deadline = time.monotonic() + 15
+            while len(waited) < 1 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            woke, seconds = waited.pop()
+            assert woke and seconds < 5  # woke at the request / the stop, not after 10 s
+    finally:
+        worker.stop()
