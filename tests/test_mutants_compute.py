@@ -210,3 +210,66 @@ def test_convergence_is_skipped_only_for_a_computed_result_beyond_the_budget():
                            causal=False)
     for name in ("errors_euler", "errors_second_order", "layer_output"):
         assert np.array_equal(getattr(sweep, name), getattr(expected, name)), name
+
+
+# ----- second round: what the first mutation run still let through -----
+
+def test_counts_are_whole_numbers():
+    assert type(text_length("ab")) is int  # the status bar says "%1 of %2 characters"
+    n = convergence_max_tokens(Qwen3Config(hidden_size=32, intermediate_size=64,
+                                           num_attention_heads=4, num_key_value_heads=2,
+                                           head_dim=8))
+    assert type(n) is int  # the panels quote it ("up to %1 tokens")
+
+
+def test_an_error_result_keeps_the_engines_parameters():
+    r = compute(Request(4, "x", TOY, WEIGHTS, tokens=("a",) * 2049))
+    assert r.error_code == "token_cap" and r.error_params == {"count": 2049, "limit": 2048}
+
+
+def test_compute_ms_is_the_measured_time_in_milliseconds(monkeypatch):
+    import app.compute
+
+    calls = []
+
+    def clock():
+        calls.append(None)
+        return 10.0 if len(calls) == 1 else 10.25
+
+    monkeypatch.setattr(app.compute.time, "perf_counter", clock)
+    assert compute(Request(1, "a b", TOY, WEIGHTS)).compute_ms == 250.0
+    calls.clear()
+    assert compute(Request(2, "", TOY, WEIGHTS)).compute_ms == 250.0  # the error result too
+
+
+def test_the_result_holds_its_depth_states():
+    r = compute(Request(1, "a b c", TOY, WEIGHTS))
+    assert np.array_equal(r.depth.states, depth_states(r.trace).states)
+
+
+def test_the_entropy_memo_reuses_only_the_baselines_own_rows():
+    text = " ".join(f"v{i}" for i in range(12))
+    compute(Request(1, " ".join(f"u{i}" for i in range(13)), TOY, WEIGHTS))  # same T, other rows
+    first = compute(Request(2, text + " a", TOY, WEIGHTS))
+    baseline = Baseline("previous", first.text, first.tokens, first.trace, 2)
+    edited = compute(Request(3, text + " b", TOY, WEIGHTS, baseline=baseline))
+    np.testing.assert_allclose(edited.entropy, entropy_of(edited.trace["attn_probs"]),
+                               rtol=1e-13, atol=1e-15)
+    # a baseline the memo never saw (computed elsewhere) is compared, its rows computed
+    trace = engine.run_layer(first.trace["embed"], WEIGHTS, TOY)
+    unseen = Baseline("previous", first.text, first.tokens, trace, 9)
+    r = compute(Request(4, text + " c", TOY, WEIGHTS, baseline=unseen))
+    assert r.causality is not None
+    np.testing.assert_allclose(r.entropy, entropy_of(r.trace["attn_probs"]), rtol=1e-13,
+                               atol=1e-15)
+
+
+def test_the_embedding_cache_starts_again_beyond_its_limit():
+    from app.compute import _EmbedCache
+
+    cache = _EmbedCache()
+    cache.LIMIT = 3
+    for tokens in (("a", "b"), ("c", "d"), ("a", "e", "a")):
+        assert np.array_equal(cache.embed(tokens, 8), engine.embed(list(tokens), 8))
+    with pytest.raises(engine.EngineError):
+        cache.embed(("a",), 0)
