@@ -1,0 +1,86 @@
+"""Tests that kill mutants of engine/causality.py the other fast tests let live
+(docs/testing.md): the entry-by-entry definition of a row's largest |difference|, which decides
+the causality figure's masked rows (−∞ against −∞ is no difference, a NaN shows)."""
+
+import numpy as np
+
+from engine.causality import _exact_row_max, _row_max_abs_diff
+
+INF = np.inf
+
+
+def test_the_definition_row_by_row():
+    a = np.array([[1.0, -INF, 3.0], [np.nan, 2.0, 2.0], [0.0, 0.0, 0.0]])
+    b = np.array([[1.0, -INF, 5.0], [1.0, 2.0, 2.0], [0.0, 0.0, 0.0]])
+    out = _exact_row_max(a, b, 0)
+    assert out[0] == 2.0  # |3 − 5|, the −∞ pair counting 0 (not NaN)
+    assert np.isnan(out[1])  # a NaN is shown, never hidden
+    assert out[2] == 0.0
+    assert list(_exact_row_max(b, a, 0)[[0, 2]]) == [2.0, 0.0]  # |·|: the order is no matter
+
+
+def test_the_definition_along_a_middle_axis_and_for_empty_rows():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 3, 4))
+    b = a.copy()
+    b[1, 2, 3] -= 0.5
+    b[0, 0, 1] += 0.25
+    assert list(_exact_row_max(a, b, 1)) == [0.25, 0.0, 0.5]
+    assert list(_exact_row_max(np.zeros((2, 0)), np.zeros((2, 0)), 0)) == [0.0, 0.0]
+
+
+def test_masked_rows_compare_the_minus_infinities_as_equal():
+    """A causal_mask block: row k is query k, keys after it −∞ in both traces."""
+    t = 5
+    a = np.triu(np.full((2, t, t), -INF), 1) + np.tril(np.ones((2, t, t)))
+    b = a.copy()
+    b[1, 3, 2] = 4.0  # query 3, an earlier key: a real difference of 3
+    out = _row_max_abs_diff(a, b, 1, masked_from=0)
+    assert list(out) == [0.0, 0.0, 0.0, 3.0, 0.0]
+
+
+def test_the_fast_path_falls_back_to_the_definition_for_nan_and_infinities():
+    a = np.array([[1.0, np.nan], [2.0, 3.0], [-INF, 1.0]])
+    b = np.array([[1.0, np.nan], [2.0, 4.0], [-INF, 2.0]])
+    out = _row_max_abs_diff(a, b, 0)
+    assert np.isnan(out[0]) and list(out[1:]) == [1.0, 1.0]
+
+
+def test_masked_rows_right_of_the_diagonal_and_in_later_blocks():
+    # rows are queries 2 and 3 of a causal_mask step (keys on the last axis)
+    a = np.array([[0.0, 1.0, 2.0, -INF, -INF], [0.0, 1.0, 2.0, 3.0, -INF]])
+    b = a.copy()
+    b[0, 1] += 0.5  # left of the diagonal
+    b[1, 4] = 7.0  # right of the block's square: not −∞ in one trace
+    out = _row_max_abs_diff(a, b, 0, masked_from=2)
+    assert out[0] == 0.5 and out[1] == INF
+    # rows in two blocks (4 rows × 65536 keys: two rows a block), masked and not
+    t, keys = 4, 1 << 16
+    a = np.zeros((t, keys))
+    for i in range(t):
+        a[i, i + 1:] = -INF
+    b = a.copy()
+    b[2, 0] = 0.5
+    b[3, 1] = 0.25
+    assert list(_row_max_abs_diff(a, b, 0, masked_from=0)) == [0.0, 0.0, 0.5, 0.25]
+    finite_a, finite_b = np.zeros((t, keys)), np.zeros((t, keys))
+    finite_b[3, 7] = 2.0
+    assert list(_row_max_abs_diff(finite_a, finite_b, 0)) == [0.0, 0.0, 0.0, 2.0]
+
+
+def test_a_non_trace_is_named_in_the_refusal():
+    import pytest
+
+    from engine import LayerWeights, Qwen3Config, embed, run_layer
+    from engine.causality import compare_traces
+    from engine.errors import EngineError
+
+    toy = Qwen3Config.toy()
+    trace = run_layer(embed(["a"], toy.hidden_size), LayerWeights.random(toy, 0), toy)
+    with pytest.raises(EngineError) as before:
+        compare_traces("x", trace)
+    assert before.value.code == "trace_type" and before.value.params == {"name": "before",
+                                                                         "got": "str"}
+    with pytest.raises(EngineError) as after:
+        compare_traces(trace, 3)
+    assert after.value.params == {"name": "after", "got": "int"}
