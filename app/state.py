@@ -5,8 +5,8 @@ here. Changing an input (text, causal mask, config, seed) recomputes; changing a
 (step, head, query token, depth time) never does.
 
 :class:`AppState` is the Qt face (its signals, which panels connect to); what it holds lives
-in small plain objects (app/state_parts.py), each testable without Qt: :class:`Inputs` (what is computed, the
-text's tokens made once per edit), :class:`TextHistory` (undo / redo), :class:`Results`
+in small plain objects (``app/state_parts.py``), each testable without Qt: :class:`Inputs`
+(what is computed, the text's tokens made once per edit), :class:`TextHistory` (undo / redo), :class:`Results`
 (the result on screen, its error and sweep, the pinned baseline, the id results are accepted
 for), :class:`Selection` and :class:`ViewOptions`.
 
