@@ -6,9 +6,9 @@ here. Changing an input (text, causal mask, config, seed) recomputes; changing a
 
 :class:`AppState` is the Qt face (its signals, which panels connect to); what it holds lives
 in small plain objects (``app/state_parts.py``), each testable without Qt: :class:`Inputs`
-(what is computed, the text's tokens made once per edit), :class:`TextHistory` (undo / redo), :class:`Results`
-(the result on screen, its error and sweep, the pinned baseline, the id results are accepted
-for), :class:`Selection` and :class:`ViewOptions`.
+(what is computed, the text's tokens made once per edit), :class:`TextHistory` (undo /
+redo), :class:`Results` (the result on screen, its error and sweep, the pinned baseline, the
+id results are accepted for), :class:`Selection` and :class:`ViewOptions`.
 
 One request cycle (``docs/architecture.md``): :meth:`AppState.set_text` → :class:`Inputs`
 tokenizes → :meth:`AppState._submit` makes the :class:`Request` (tokens and baseline in it) →
