@@ -161,8 +161,8 @@ def test_a_window_saves_and_autosaves_a_session_with_a_lone_surrogate(make_windo
     window = make_window(sync=True, text="a")
     assert window.open_session(path)
     assert window.save_session(tmp_path / "saved.dualview.json")
-    assert window.autosave_now() is not None
-    for saved in (tmp_path / "saved.dualview.json", window.autosave_now()):
+    assert window.files.autosave_now() is not None
+    for saved in (tmp_path / "saved.dualview.json", window.files.autosave_now()):
         assert sessions.read_session(saved).text == window.state.text
 
 

@@ -98,7 +98,7 @@ class AttentionGraphPanel(Panel):
         self.query_label = QLabel()
         self.query_box = QComboBox()
         self.query_box.setObjectName("attnQueryBox")
-        self.query_box.setMinimumContentsLength(8)
+        self.query_box.setMinimumContentsLength(3)
         self.query_box.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.head_label = QLabel()
