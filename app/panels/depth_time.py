@@ -711,8 +711,10 @@ class DepthTimePanel(Panel):
         order2 = float(conv.orders_second_order[-1]) if len(conv.ns) > 1 else float("nan")
         last = conv.ns[-2:] if len(conv.ns) > 1 else conv.ns * 2  # (not a least-squares fit)
         self.conv_caption.setText(self.tr(
-            "Order from n = %5 to %6 (log₂ of the error ratio): <b>%1</b> for Euler (the error "
-            "halves as n doubles), <b>%3</b> for %2. The real layer is <b>n = 1</b>, %4 from "
-            "its own flow.").replace("%1", f"{order1:.2f}").replace("%2", scheme).replace(
+            "Order from n = %5 to %6 (log₂ of the error ratio): <b>%1</b> for Euler, <b>%3</b> "
+            "for %2. The real layer is <b>n = 1</b>, %4 from its own flow.").replace("%1", f"{order1:.2f}").replace("%2", scheme).replace(
             "%3", f"{order2:.2f}").replace("%4", f"{e1:.3g}").replace(
             "%5", str(last[0])).replace("%6", str(last[1])))
+        # what an order means, kept off the caption: in a short dock it took the plot's room
+        self.conv_caption.setToolTip(self.tr(
+            "Order 1: the error halves as n doubles; order 2: it falls to a quarter."))

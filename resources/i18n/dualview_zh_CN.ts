@@ -604,6 +604,14 @@ after attn.</source>
         <translation>与连续流的距离</translation>
     </message>
     <message>
+        <source>Order from n = %5 to %6 (log₂ of the error ratio): &lt;b&gt;%1&lt;/b&gt; for Euler, &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
+        <translation>从 n = %5 到 %6 的阶（误差比的 log₂）：欧拉法 &lt;b&gt;%1&lt;/b&gt;，%2 &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
+    </message>
+    <message>
+        <source>Order 1: the error halves as n doubles; order 2: it falls to a quarter.</source>
+        <translation>一阶：n 翻倍，误差减半；二阶：误差降到四分之一。</translation>
+    </message>
+    <message>
         <source>the real layer (n = 1)</source>
         <translation>真实的层（n = 1）</translation>
     </message>
@@ -662,10 +670,6 @@ after attn.</source>
     <message>
         <source>Not computed: the sweep could not run: %1</source>
         <translation>未计算：扫描无法运行：%1</translation>
-    </message>
-    <message>
-        <source>Order from n = %5 to %6 (log₂ of the error ratio): &lt;b&gt;%1&lt;/b&gt; for Euler (the error halves as n doubles), &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
-        <translation>从 n = %5 到 %6 的阶（误差比的 log₂）：欧拉法 &lt;b&gt;%1&lt;/b&gt;（n 翻倍误差减半），%2 &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
     </message>
     <message>
         <source>&lt;b&gt;u(t)&lt;/b&gt; — the residual stream in depth time &lt;span style=&apos;color:%1&apos;&gt;(continuous view)&lt;/span&gt;</source>
