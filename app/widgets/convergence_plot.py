@@ -115,7 +115,7 @@ class ConvergencePlot(pg.PlotWidget):
         errors = errors[errors > 0]
         if errors.size:  # log10 view coordinates
             top, bottom = np.log10(errors.max()), np.log10(errors.min())
-            self.setYRange(bottom - 0.15, top + 0.25 * max(top - bottom, 1.0), padding=0)
+            self.setYRange(bottom - 0.15, top + 0.3 * max(top - bottom, 1.0), padding=0)
             self.setXRange(-0.05, np.log10(ns[-1]) + 0.08, padding=0)
         y1 = np.log10(e1) if e1 > 0 else 0.0
         self.layer_marker.setData([0.0], [y1])
