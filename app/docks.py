@@ -74,7 +74,7 @@ DOCKS: tuple[DockSpec, ...] = (
     # a real Qwen3 model's panels (issue 22): hidden with the toy layer (they would only say
     # "open a model"); the window shows them when a model is opened (MODEL_DOCKS)
     DockSpec("nextTokenDock", QT_TRANSLATE_NOOP("Docks", "Next token"),
-             "app.panels.next_token:NextTokenPanel", visible=False, tab_with="causalityDock"),
+             "app.panels.next_token:NextTokenPanel", visible=False, tab_with="depthDock"),
     DockSpec("throughDepthDock", QT_TRANSLATE_NOOP("Docks", "Through the depth"),
              "app.panels.through_depth:ThroughDepthPanel", visible=False,
              tab_with="depthDock"),

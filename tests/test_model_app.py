@@ -254,6 +254,7 @@ def test_opening_a_model_brings_its_next_token_and_depth_panels_forward(make_win
     window = make_window(text="The cat sat")
     assert not any(window.docks[name].isVisible() for name in MODEL_DOCKS)
     _open(window, qtbot)
+    # shown (their View menu entries checked), the last one raised in front of its tab group
     for name in MODEL_DOCKS:
-        qtbot.waitUntil(lambda name=name: window.docks[name].isVisible())
-        assert not window.docks[name].visibleRegion().isEmpty()  # raised, not behind a tab
+        qtbot.waitUntil(lambda name=name: window.docks[name].toggleViewAction().isChecked())
+    qtbot.waitUntil(lambda: window.docks[MODEL_DOCKS[-1]].isVisible())
