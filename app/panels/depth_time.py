@@ -712,7 +712,8 @@ class DepthTimePanel(Panel):
         last = conv.ns[-2:] if len(conv.ns) > 1 else conv.ns * 2  # (not a least-squares fit)
         self.conv_caption.setText(self.tr(
             "Order from n = %5 to %6 (log₂ of the error ratio): <b>%1</b> for Euler, <b>%3</b> "
-            "for %2. The real layer is <b>n = 1</b>, %4 from its own flow.").replace("%1", f"{order1:.2f}").replace("%2", scheme).replace(
+            "for %2. The real layer is <b>n = 1</b>, %4 from its own flow.").replace(
+            "%1", f"{order1:.2f}").replace("%2", scheme).replace(
             "%3", f"{order2:.2f}").replace("%4", f"{e1:.3g}").replace(
             "%5", str(last[0])).replace("%6", str(last[1])))
         # what an order means, kept off the caption: in a short dock it took the plot's room
