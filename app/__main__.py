@@ -189,8 +189,28 @@ def main(argv: list[str] | None = None) -> int:
         resume_gc()
 
 
+def choose_platform(selftest: bool, environ: dict[str, str] | None = None) -> str | None:
+    """On Linux with no display: the self-test runs offscreen (what CI and a screenshot need);
+    the window cannot, so say why instead of Qt's abort. Returns a message to exit with, or
+    None. ``QT_QPA_PLATFORM`` set by the caller always wins."""
+    env = os.environ if environ is None else environ
+    if (not sys.platform.startswith("linux") or env.get("QT_QPA_PLATFORM")
+            or env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
+        return None
+    if selftest:
+        env["QT_QPA_PLATFORM"] = "offscreen"
+        return None
+    return ("dualview: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Start it "
+            "from a desktop session, or check it without one: dualview --selftest "
+            "[--screenshot FILE]")
+
+
 def _main(argv: list[str] | None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    refusal = choose_platform(args.selftest)
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return 2
     app = build_app(sys.argv[:1])
     from app.mainwindow import MainWindow
     from app.widgets.token_editor import DEFAULT_TEXT

@@ -381,3 +381,28 @@ def test_the_app_turns_off_numpys_huge_page_requests():
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=60, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_without_a_display_the_window_says_why_and_the_selftest_runs_offscreen():
+    from app.__main__ import choose_platform
+
+    env: dict[str, str] = {}
+    message = choose_platform(False, env)
+    assert message is not None and "no display" in message and "--selftest" in message
+    assert "QT_QPA_PLATFORM" not in env
+    env = {}
+    assert choose_platform(True, env) is None and env["QT_QPA_PLATFORM"] == "offscreen"
+    for given in ({"DISPLAY": ":1"}, {"WAYLAND_DISPLAY": "wayland-0"},
+                  {"QT_QPA_PLATFORM": "xcb"}):  # a display, or the caller's choice, wins
+        env = dict(given)
+        assert choose_platform(True, env) is None and env == given
+        assert choose_platform(False, env) is None
+
+
+def test_the_app_started_with_no_display_exits_with_a_message_not_an_abort():
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    out = subprocess.run([sys.executable, "-m", "app"], env=env, cwd=ROOT, text=True,
+                         capture_output=True, timeout=60)
+    assert out.returncode == 2, out.stderr
+    assert "no display found" in out.stderr
