@@ -2,40 +2,15 @@
 softmax(logits / T) sorted, the temperature moves it, Append asks for the argmax id, and without
 a model the panel says how to open one."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from conftest import MODEL_TEXT as TEXT
+from conftest import deliver, model_result
 
 from app.bridge import EngineBridge
 from app.compute import Result
 from app.panels.next_token import TOP, NextTokenPanel
 from app.state import AppState
-from engine.model import Qwen3Model
-
-DATA = Path(__file__).parent / "data"
-TEXT = "我爱北京 the cat"
-
-
-@pytest.fixture(scope="module")
-def tiny():
-    return Qwen3Model.load(DATA / "model_bf16_sharded")
-
-
-def model_result(model, text=TEXT, request_id=1, layer=1):
-    """A Result as the app makes one with a model open: the run's shown-layer trace and the
-    run and model themselves."""
-    ids = model.encode(text)
-    run = model.forward(ids, layer=layer)
-    tokens = tuple(p.text or p.raw for p in model.pieces(ids))
-    return Result(request_id=request_id, text=text, tokens=tokens, trace=run.trace,
-                  model_run=run, model=model)
-
-
-def deliver(state, result):
-    """Through the state's one accepting path, as a worker's result arrives."""
-    state.results.pending_id = result.request_id
-    state._on_result_ready(result)
 
 
 @pytest.fixture

@@ -2,10 +2,10 @@
 token after each layer, the logit lens's rows as the engine computes them, the shown layer
 marked, and without a model a note saying how to open one."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from conftest import MODEL_TEXT as TEXT
+from conftest import deliver, model_result
 
 from app.bridge import EngineBridge
 from app.compute import Result
@@ -14,28 +14,6 @@ from app.state import AppState
 from app.widgets.piece_text import shown_pieces
 from engine import ops
 from engine.logit_lens import logit_lens
-from engine.model import Qwen3Model
-
-DATA = Path(__file__).parent / "data"
-TEXT = "我爱北京 the cat"
-
-
-@pytest.fixture(scope="module")
-def tiny():
-    return Qwen3Model.load(DATA / "model_bf16_sharded")
-
-
-def model_result(model, text=TEXT, request_id=1, layer=1):
-    ids = model.encode(text)
-    run = model.forward(ids, layer=layer)
-    tokens = tuple(p.text or p.raw for p in model.pieces(ids))
-    return Result(request_id=request_id, text=text, tokens=tokens, trace=run.trace,
-                  model_run=run, model=model)
-
-
-def deliver(state, result):
-    state.results.pending_id = result.request_id
-    state._on_result_ready(result)
 
 
 @pytest.fixture
