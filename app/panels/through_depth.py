@@ -348,6 +348,7 @@ class ThroughDepthPanel(LensPanel):
         if table.columnCount() != LENS_TOP + 1:
             table.setRowCount(0)  # the other layout's cells (colours, alignment) go
             table.setColumnCount(LENS_TOP + 1)
+            table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         states = lens.num_states
         if table.rowCount() != states:
             table.setRowCount(states)
@@ -395,11 +396,14 @@ class ThroughDepthPanel(LensPanel):
         if table.columnCount() != 5:
             table.setRowCount(0)
             table.setColumnCount(5)
+            for column in (3, 4):  # the norms: as wide as their numbers, the tokens the rest
+                table.horizontalHeader().setSectionResizeMode(
+                    column, QHeaderView.ResizeMode.ResizeToContents)
         if table.rowCount() != states:
             table.setRowCount(states)
         table.setHorizontalHeaderLabels([
             self.tr("plain: top 1"), self.tr("intervened: top 1"),
-            self.tr("p(plain top 1): before → after"), self.tr("‖u‖ plain"),
+            self.tr("p(plain top 1)"), self.tr("‖u‖ plain"),
             self.tr("‖u‖ intervened")])
         table.setVerticalHeaderLabels(self.state_labels())
         big = QFont(self.font())
