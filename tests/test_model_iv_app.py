@@ -11,7 +11,7 @@ import pytest
 from conftest import TINY_MODEL
 
 from app.compute import Request, compute
-from engine import Intervention
+from engine import Intervention, Qwen3Config
 from engine.model import Qwen3Model
 
 SHARDED = Path(TINY_MODEL)
@@ -166,7 +166,6 @@ def test_a_sessions_intervention_is_checked_against_the_models_layer(make_window
     heads = model.layer_config.num_attention_heads
     # the toy layer behind it has more heads than the model: a head the model lacks is
     # refused, the session not applied at all
-    from engine import Qwen3Config
     toy = Qwen3Config(num_attention_heads=heads * 2, num_key_value_heads=2)
     session = {"format": "dualview-session", "version": 1, "text": "changed text",
                "config": toy.to_dict(), "weights": {"kind": "random", "seed": 3},
@@ -180,3 +179,28 @@ def test_a_sessions_intervention_is_checked_against_the_models_layer(make_window
     assert f"0…{heads - 1}" in window.last_message or str(heads - 1) in window.last_message
     assert (window.state.text, window.state.config, window.state.model) == before
     assert window.state.intervention is None
+
+
+def test_reading_a_sessions_intervention_layers_and_ranges():
+    from app import sessions
+
+    base = {"format": "dualview-session", "version": 1, "text": "a b",
+            "config": Qwen3Config.toy().to_dict(), "weights": {"kind": "random", "seed": 0}}
+    neuron_40 = {"zero_neurons": [40], "layers": "all"}
+    # a model's intervention: its form is checked on reading, its ranges on opening
+    read = sessions.parse_session(dict(base, model={"path": "/m", "layer": 1},
+                                       intervention=neuron_40))
+    assert read.intervention == Intervention(zero_neurons=(40,))
+    assert read.intervene_layers == "all"
+    assert read.to_dict()["intervention"]["layers"] == "all"
+    # the toy layer's own intervention is still checked against the toy layer (32 neurons)
+    with pytest.raises(sessions.SessionError, match="0 to 31"):
+        sessions.parse_session(dict(base, intervention=neuron_40))
+    for bad in ({"zero_heads": [-1]}, {"zero_neurons": [1], "layers": "some"},
+                {"zero_neurons": [1], "layers": [0, 1]}):
+        with pytest.raises(sessions.SessionError):
+            sessions.parse_session(dict(base, model={"path": "/m", "layer": 1},
+                                        intervention=bad))
+    # no layers field: the shown layer (and every session written before it existed)
+    plain = sessions.parse_session(dict(base, intervention={"zero_heads": [1]}))
+    assert plain.intervene_layers is None and "layers" not in plain.to_dict()["intervention"]
