@@ -9,7 +9,13 @@ from conftest import deliver, model_result
 
 from app.bridge import EngineBridge
 from app.compute import Result
-from app.panels.next_token import TOP, NextTokenPanel, next_token_changes, rank_of
+from app.panels.next_token import (
+    TOP,
+    NextTokenPanel,
+    next_token_changes,
+    next_token_probs,
+    rank_of,
+)
 from app.state import AppState
 
 
@@ -193,6 +199,12 @@ def test_with_an_intervention_the_list_compares_plain_and_intervened(panel, tiny
             assert widget.table.cellWidget(row, 3).value() == round(after[row] * 1000)
             sign = "+" if after[row] > before[row] else "−"
             assert widget.table.item(row, 4).text().startswith(sign)
+            # its place in each model's whole list, before → after
+            places = [int((p > p[token_id]).sum()) + 1 for p in (
+                next_token_probs(plain.logits, t), next_token_probs(run.logits, t))]
+            shown = widget.table.item(row, 0).text()
+            assert shown == (str(places[0]) if places[0] == places[1]
+                             else f"{places[0]} → {places[1]}")
     # Append still appends the intervened model's own top token (the model on show)
     assert widget.top_ids[0] == int(np.argmax(run.logits))
     # what is off, named in the note and in the badge

@@ -73,7 +73,8 @@ def next_token_changes(plain_logits: np.ndarray, logits: np.ndarray, temperature
 
 
 def rank_of(probs: np.ndarray, token_id: int) -> int:
-    """``token_id``'s place in ``probs`` (1: the most probable; ties share the better one)."""
+    """``token_id``'s place in ``probs`` (1: the most probable; ties share the better one).
+    Logits give the same places as their probabilities at any temperature."""
     return int(np.count_nonzero(probs > probs[token_id])) + 1
 
 
@@ -100,6 +101,7 @@ class NextTokenPanel(LensPanel):
         self.before = np.zeros(0)
         self.after = np.zeros(0)
         self._change_pieces: dict[int, ShownPiece] = {}
+        self._ranks: dict[int, tuple[int, int]] = {}
         self._iv_words = ""
         self._columns: list[str] = []
         state.error_changed.connect(lambda _m: self._enable_append())
@@ -235,6 +237,9 @@ class NextTokenPanel(LensPanel):
                 # (so is the union of both top tens: only its order follows T)
                 union, _b, _a = next_token_changes(self._plain_logits, self._logits, 1.0)
                 self._change_pieces = {p.token_id: p for p in shown_pieces(model, union)}
+                # and the ranks (a count over the vocabulary: once, not per slider frame)
+                self._ranks = {i: (rank_of(self._plain_logits, i), rank_of(self._logits, i))
+                               for i in union}
         what = intervention_text(result.trace.intervention if result.trace else None)
         layers = layers_text(result)
         self._iv_words = f"{what}, {layers}" if what and layers else what
@@ -256,7 +261,7 @@ class NextTokenPanel(LensPanel):
         if self._plain_logits is not None:
             self.changes, self.before, self.after = next_token_changes(
                 self._plain_logits, self._logits, t)
-            self._fill_changes(next_token_probs(self._plain_logits, t), probs)
+            self._fill_changes()
         else:
             self.changes, self.before, self.after = [], np.zeros(0), np.zeros(0)
             self._fill_table()
@@ -309,7 +314,7 @@ class NextTokenPanel(LensPanel):
         bar.setFormat(_percent(p))
         bar.setToolTip(f"p = {p:.12g}")
 
-    def _fill_changes(self, before_all: np.ndarray, after_all: np.ndarray) -> None:
+    def _fill_changes(self) -> None:
         """Before and after side by side: rank, token, plain p, intervened p, change."""
         self._set_columns([self.tr("rank"), self.tr("token"), self.tr("plain model"),
                            self.tr("intervened"), self.tr("change")])
@@ -326,7 +331,7 @@ class NextTokenPanel(LensPanel):
         for row, token_id in enumerate(self.changes):
             p0, p1 = float(self.before[row]), float(self.after[row])
             rank = table.item(row, 0) or QTableWidgetItem()
-            r0, r1 = rank_of(before_all, token_id), rank_of(after_all, token_id)
+            r0, r1 = self._ranks[token_id]
             rank.setText(f"{r0} → {r1}" if r0 != r1 else str(r0))
             rank.setToolTip(self.tr("place in the plain model's list → in the intervened "
                                     "model's"))

@@ -440,7 +440,7 @@ class ThroughDepthPanel(LensPanel):
                                           | Qt.AlignmentFlag.AlignVCenter)
                 if table.item(s, c) is None:
                     table.setItem(s, c, item)
-        first = self._plain_first()
+        first = self._first_intervened()
         if self.same <= 1:
             note = self.tr("Only the embeddings are the same in both runs: the intervention "
                            "acts from layer %1 on.").replace("%1", str(first))
@@ -451,7 +451,8 @@ class ThroughDepthPanel(LensPanel):
         self.shift_note.setText(note)
         self.shift_note.show()
 
-    def _plain_first(self) -> int:
+    def _first_intervened(self) -> int:
+        """The first layer the intervention ran in (0 when unknown)."""
         run = self._run
         layers = getattr(run, "intervened_layers", ())
         return int(layers[0]) if layers else 0
