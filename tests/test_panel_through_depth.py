@@ -207,3 +207,20 @@ def test_switching_an_intervention_on_and_off_computes_no_lens_twice(widget, tin
                  trace=plain.model_run.trace, model_run=plain.model_run, model=tiny)
     deliver(widget.state, off)
     assert len(calls) == 2 and widget.plain_lens is None
+
+
+def test_a_large_models_two_lenses_come_from_the_worker(widget, tiny, qtbot, monkeypatch):
+    import app.panels.through_depth as module
+    from engine import Intervention
+
+    monkeypatch.setattr(module, "SYNC_WORK", 0)
+    result = model_result(tiny, intervention=Intervention(skip=("mlp",)),
+                          intervene_layers="all")
+    deliver(widget.state, result)
+    assert widget.worker_lenses == 1 and widget.lens is None
+    assert "computing" in widget.lens_title.text()
+    qtbot.waitUntil(lambda: widget.plain_lens is not None, timeout=10000)
+    for lens, run in ((widget.lens, result.model_run), (widget.plain_lens, result.model_plain)):
+        assert np.array_equal(lens.probs, logit_lens(tiny, run, top=LENS_TOP).probs)
+    assert widget.table.columnCount() == 5 and widget.same == 1
+    assert "Only the embeddings" in widget.shift_note.text()
