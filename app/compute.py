@@ -70,6 +70,10 @@ class Request:
     model_cache: ModelRun | None = None
     #: What is switched off (``engine.Intervention``); None: the plain layer.
     intervention: Intervention | None = None
+    #: With a model: the layers the intervention runs in ("all"; None: the shown layer).
+    intervene_layers: str | None = None
+    #: The plain run kept beside an intervened ``model_cache`` (:attr:`Result.model_plain`).
+    model_plain: ModelRun | None = None
 
 
 def piece_label(piece: Piece) -> str:
@@ -182,6 +186,9 @@ class Result:
     #: layer's trace, the KV cache's savings) and the model itself; None on the toy layer.
     model_run: ModelRun | None = None
     model: Qwen3Model | None = None
+    #: With a model and an intervention: the plain model's run on the same ids (what the
+    #: next-token list and the logit lens compare ``model_run`` with); None otherwise.
+    model_plain: ModelRun | None = None
 
     @property
     def ok(self) -> bool:
@@ -387,17 +394,16 @@ def compute(request: Request) -> Result:
     try:
         base = request.baseline.trace if request.baseline is not None else None
         iv = request.intervention
-        run = None
+        run = plain_run = None
         if request.model is not None:
             tokens = (request.tokens if request.tokens is not None
                       else tuple(piece_label(p) for p in request.model.pieces(request.ids)))
             # every layer, the KV cache reused for the common prefix; the shown layer's trace
             # is computed whole on its input residual[k], so the causality comparison below
             # is between two full computations, never rows copied from the cache
-            run = request.model.forward(request.ids, layer=request.model_layer,
-                                        cache=request.model_cache, intervention=iv)
+            run, plain_run = model_runs(request)
             trace = run.trace
-            x = run.residual[request.model_layer]  # the shown layer's input (the plain one's)
+            x = run.residual[request.model_layer]  # the shown layer's input
         else:
             tokens = (request.tokens if request.tokens is not None
                       else tuple(engine.tokenize(request.text)))
@@ -432,8 +438,32 @@ def compute(request: Request) -> Result:
         causality=report, baseline=request.baseline,
         weights=request.weights, intervention_diff=diff,
         compute_ms=(time.perf_counter() - start) * 1e3,
-        model_run=run, model=request.model,
+        model_run=run, model=request.model, model_plain=plain_run,
     )
+
+
+def model_runs(request: Request) -> tuple[ModelRun, ModelRun | None]:
+    """The model's run on show and, under an intervention, the plain run of the same ids.
+
+    The plain run is the earlier one when it ran on these ids (switching a head off, or on
+    again, computes nothing plain twice), else a forward with its KV cache; the intervened
+    run starts from it (``base``), so only the first intervened layer and the ones after
+    it are computed."""
+    model, ids, layer = request.model, request.ids, request.model_layer
+    assert model is not None
+    earlier = next((r for r in (request.model_plain, request.model_cache)
+                    if r is not None and not r.is_intervened), None)
+    if earlier is not None and earlier.ids == ids:
+        plain = earlier
+    else:
+        plain = model.forward(ids, layer=layer, cache=earlier or request.model_cache)
+    if request.intervention is None:
+        # (another layer shown on the same ids: the cache gives every row but that layer's)
+        return (plain if plain.layer == layer
+                else model.forward(ids, layer=layer, cache=plain)), None
+    run = model.forward(ids, layer=layer, intervention=request.intervention,
+                        intervene_layers=request.intervene_layers, base=plain)
+    return run, plain
 
 
 #: Runs of the layer (evaluations of A + M on a [T, D] state) one convergence sweep costs:

@@ -48,7 +48,10 @@ def provenance(result: Result | None, *, seed: int, causal: bool, step: str | No
         if result.model_run is not None:  # a real model's own token ids
             meta["ids"] = list(result.model_run.ids)
         # what was switched off: an intervened figure never passes for the plain layer's
-        intervention = intervention_dict(result.trace.intervention)  # type: ignore[union-attr]
+        run = result.model_run  # with a model: the layers it ran in
+        intervention = intervention_dict(
+            result.trace.intervention,  # type: ignore[union-attr]
+            list(run.intervened_layers) if run is not None else None)
         if intervention is not None:
             meta["intervention"] = intervention
     meta["weights"] = weights or {"kind": "random", "seed": seed}

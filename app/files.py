@@ -26,6 +26,8 @@ from app.settings import settings_dir
 from app.state import WeightsSource
 from engine.checkpoint import LoadedLayer, layer_indices, load_layer
 from engine.errors import EngineError
+from engine.intervention import Intervention
+from engine.model_files import read_config
 
 if TYPE_CHECKING:
     from app.mainwindow import MainWindow
@@ -74,6 +76,10 @@ class FileController(QObject):
         self._instance_lock: QLockFile | None = None
         #: a session's (text, query, head), applied once its text's result with its layer is in
         self.pending_query: tuple[str, int, int] | None = None
+        #: a session's intervention and its layers, applied once its model has opened (its
+        #: heads and neurons are the model's, which the toy layer on screen may not have)
+        self.pending_intervention: tuple[Intervention | None, str | None] | None = None
+        self._watching_models = False
         self._autosave_timer = QTimer(self)
         self._autosave_timer.setSingleShot(True)
         self._autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
@@ -113,6 +119,10 @@ class FileController(QObject):
         except sessions.SessionError as exc:
             self._refuse_session(path, str(exc))
             return False
+        problem = self._intervention_problem(session)
+        if problem:
+            self._refuse_session(path, problem)
+            return False
         try:
             weights = self._session_weights(session)
         except OSError as exc:  # not the documented fallback: nothing of the session applied
@@ -132,6 +142,29 @@ class FileController(QObject):
         self._notify(translate("MainWindow", "Cannot open %1: %2").replace(
             "%1", Path(path).name).replace("%2", reason),
             title=translate("MainWindow", "Open session"), error=True)
+
+    def _intervention_problem(self, session: sessions.Session) -> str:
+        """Why the session's intervention does not fit the layer it is for ("" when it does):
+        with a model, the model's layer (its config.json read if the model is not open yet;
+        a folder that cannot be read is told when the model fails to open), else the
+        session's own layer, checked when the file was read."""
+        iv = session.intervention
+        if iv is None or session.model_path is None:
+            return ""
+        model = self.state.model
+        if model is not None and str(model.folder) == session.model_path:
+            config = model.layer_config
+        else:
+            try:
+                config = read_config(Path(session.model_path)).layer
+            except (EngineError, OSError):
+                return ""
+        try:
+            iv.check(config)
+        except EngineError as exc:
+            return translate("Sessions", "its intervention is invalid: %1").replace(
+                "%1", exception_text(exc))
+        return ""
 
     def _session_weights(self, session: sessions.Session) -> SessionWeights:
         """Read the session's file layer (if it names one) before anything is applied. A
@@ -173,14 +206,23 @@ class FileController(QObject):
                 state.model is not None and str(state.model.folder) != session.model_path):
             state.close_model()
         self._apply_session_weights(session, weights)
+        self.pending_intervention = None
+        opening = session.model_path is not None and state.model is None
         if session.model_path is not None:
             if state.model is not None:
                 state.set_model_layer(session.model_layer)
             else:  # read on its thread; a moved or missing folder says so, the toy stays
                 models.open_model(session.model_path, session.model_layer)
         window.causal_action.setChecked(session.causal)
-        # (checked against the session's layer when it was read: the layer now on screen)
-        state.set_intervention(session.intervention)
+        if opening:  # the intervention is the model's: it waits for the model
+            state.set_intervention(None)
+            self.pending_intervention = (session.intervention, session.intervene_layers)
+            if not self._watching_models:
+                models.finished.connect(self._apply_pending_intervention)
+                self._watching_models = True
+        else:  # checked against the layer now on screen (the model's, or the session's own)
+            state.set_intervene_all(session.intervene_layers == "all")
+            state.set_intervention(session.intervention)
         state.set_step(session.step)
         state.set_depth_t(session.depth_t)
         # the head too waits for the result: a layer with more heads than the one on screen
@@ -191,6 +233,21 @@ class FileController(QObject):
             self.apply_pending_query(state.result)
         else:  # no result on screen for the head to be out of (and maybe none coming: no text)
             state.set_head(session.head)
+
+    def _apply_pending_intervention(self, _opened: bool) -> None:
+        """The session's model opened (or failed to, the toy layer stays): its intervention
+        now, checked against the layer on screen; one that does not fit is told, not run."""
+        pending, self.pending_intervention = self.pending_intervention, None
+        if pending is None:
+            return
+        iv, layers = pending
+        self.state.set_intervene_all(layers == "all")
+        try:
+            self.state.set_intervention(iv)
+        except EngineError as exc:
+            self._notify(translate("MainWindow", "The session's intervention was not applied: "
+                                   "%1").replace("%1", exception_text(exc)),
+                         title=translate("MainWindow", "Open session"), error=True)
 
     def _apply_session_weights(self, session: sessions.Session, weights: SessionWeights) -> None:
         state = self.state

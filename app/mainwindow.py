@@ -28,7 +28,13 @@ from app.docks import DOCKS, MODEL_DOCKS, PanelMap
 from app.files import FileController
 from app.glyphs import watch_missing_glyphs
 from app.keys import KeyGuard
-from app.menus import build_menus, retranslate_examples, retranslate_menus, shortcut_rows
+from app.menus import (
+    build_menus,
+    retranslate_examples,
+    retranslate_history,
+    retranslate_menus,
+    shortcut_rows,
+)
 from app.model_open import ModelController
 from app.panels.base import Panel
 from app.settings import open_settings, settings_dir
@@ -426,6 +432,7 @@ class MainWindow(QMainWindow):
     def _update_history_actions(self) -> None:
         self.undo_action.setEnabled(self.state.can_undo)
         self.redo_action.setEnabled(self.state.can_redo)
+        retranslate_history(self)
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
         """(keys, what) for the shortcuts sheet, from the actions themselves."""

@@ -1,7 +1,7 @@
 """The window's menus and their actions: File (sessions, examples, weights, exports), Edit
-(undo/redo of the text), View (docks, presentation mode, text size, theme, palette), Demo
-(play, steps, heads, causal mask), Language (English / 简体中文, switched live) and Help
-(guided tour, shortcuts sheet).
+(undo/redo of the text and the interventions), View (docks, presentation mode, text size,
+theme, palette), Demo (play, steps, heads, causal mask), Language (English / 简体中文,
+switched live) and Help (guided tour, shortcuts sheet).
 
 Built onto the window the way a Qt Designer form is (``setupUi``): each action is an
 attribute of the window (``window.causal_action``), which the keys, the tour and the tests
@@ -20,8 +20,10 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from app import __version__, i18n, sessions
+from app.compute import short_token
 from app.docks import DOCKS
 from app.palettes import PALETTES
+from app.panels.base import intervention_text
 from app.state import THEMES
 from app.widgets.shortcuts_sheet import action_keys
 
@@ -123,6 +125,7 @@ def build_menus(w: MainWindow) -> None:
                             (QKeySequence.StandardKey.Undo,))
     w.redo_action = _action(w, "redoAction", w.edit_menu, state.redo_text,
                             ("Ctrl+Shift+Z", "Ctrl+Y"))
+    w.edit_menu.setToolTipsVisible(True)  # Undo's tooltip says what it gives back
     w.clear_intervention_action = _action(w, "clearInterventionAction", w.edit_menu,
                                           state.clear_intervention)
     w.edit_menu.addSeparator()
@@ -275,8 +278,7 @@ def retranslate_menus(w: MainWindow) -> None:
     w.export_npz_action.setText(translate("MainWindow", "&All steps of this input as .npz…"))
     w.quit_action.setText(translate("MainWindow", "&Quit"))
     w.edit_menu.setTitle(translate("MainWindow", "&Edit"))
-    w.undo_action.setText(translate("MainWindow", "&Undo text edit"))
-    w.redo_action.setText(translate("MainWindow", "&Redo text edit"))
+    retranslate_history(w)
     w.focus_text_action.setText(translate("MainWindow", "Go to the &text field"))
     w.clear_intervention_action.setText(
         translate("MainWindow", "&Clear interventions (back to the plain layer)"))
@@ -311,6 +313,38 @@ def retranslate_menus(w: MainWindow) -> None:
     for spec in DOCKS:
         w.docks[spec.object_name].setWindowTitle(translate("Docks", spec.title))
     retranslate_examples(w)
+
+
+def history_tip(state: object, redo: bool = False) -> str:
+    """What the next undo (``redo``: redo) gives back, in words: the text before the last
+    edit, or the intervention before the last change (Ctrl+Z undoes both, in order)."""
+    step = state.history_step(redo)  # type: ignore[attr-defined]
+    if step is None:
+        return (translate("MainWindow", "Nothing to redo") if redo
+                else translate("MainWindow", "Nothing to undo"))
+    kind, target = step
+    if kind == "text":
+        text = (translate("MainWindow", "Redo the text edit: “%1”") if redo
+                else translate("MainWindow", "Undo the text edit: back to “%1”"))
+        return text.replace("%1", short_token(target.text, 40))
+    what = intervention_text(target.intervention)
+    if target.intervene_layers == "all" and what and state.model is not None:  # type: ignore
+        what = f"{what}, {translate('Intervention', 'in every layer')}"
+    what = what or translate("MainWindow", "the plain layer")
+    text = (translate("MainWindow", "Redo the intervention change: %1") if redo
+            else translate("MainWindow", "Undo the intervention change: back to %1"))
+    return text.replace("%1", what)
+
+
+def retranslate_history(w: MainWindow) -> None:
+    """Undo and Redo undo text edits and intervention changes alike: named for both, their
+    tooltip and status tip saying what the next one gives back."""
+    w.undo_action.setText(translate("MainWindow", "&Undo"))
+    w.redo_action.setText(translate("MainWindow", "&Redo"))
+    for action, redo in ((w.undo_action, False), (w.redo_action, True)):
+        tip = history_tip(w.state, redo)
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
 
 
 def shortcut_rows(w: MainWindow) -> list[tuple[str, str]]:

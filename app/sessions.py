@@ -71,20 +71,28 @@ LANGUAGES = ("en", "zh")
 PALETTE_KEYS = ("classic", "colorblind")
 
 
-def intervention_dict(iv: Intervention | None) -> dict[str, Any] | None:
+def intervention_dict(iv: Intervention | None,
+                      layers: str | list[int] | None = None) -> dict[str, Any] | None:
     """An intervention as plain JSON (sessions, exports' metadata); None for the plain layer.
-    ``describe`` says it in words (English) for a reader of the file."""
+    ``describe`` says it in words (English) for a reader of the file. ``layers``: with a real
+    model, where it ran ("all" in a session; the layer indices in an export)."""
     if iv is None or iv.is_empty:
         return None
-    return {"zero_heads": list(iv.zero_heads),
-            "head_scale": [[head, factor] for head, factor in iv.scales],
-            "zero_neurons": list(iv.zero_neurons), "skip": list(iv.skip),
-            "describe": iv.describe()}
+    data: dict[str, Any] = {
+        "zero_heads": list(iv.zero_heads),
+        "head_scale": [[head, factor] for head, factor in iv.scales],
+        "zero_neurons": list(iv.zero_neurons), "skip": list(iv.skip),
+        "describe": iv.describe()}
+    if layers is not None:
+        data["layers"] = layers
+    return data
 
 
-def intervention_from_dict(data: dict[str, Any], config: Qwen3Config) -> Intervention | None:
-    """The intervention a file's ``"intervention"`` field holds, checked against ``config``;
-    ``EngineError`` (a ValueError naming what is wrong) for one the layer cannot take."""
+def intervention_from_dict(data: dict[str, Any],
+                           config: Qwen3Config | None) -> Intervention | None:
+    """The intervention a file's ``"intervention"`` field holds, checked against ``config``
+    (None: its form only, the layer it is for not known yet); ``EngineError`` (a ValueError
+    naming what is wrong) for one the layer cannot take."""
     scale = data.get("head_scale", [])
     if not isinstance(scale, list) or not all(isinstance(p, list) and len(p) == 2
                                               for p in scale):
@@ -93,7 +101,9 @@ def intervention_from_dict(data: dict[str, Any], config: Qwen3Config) -> Interve
                       head_scale=tuple((p[0], p[1]) for p in scale),
                       zero_neurons=tuple(data.get("zero_neurons", ())),
                       skip=tuple(data.get("skip", ())))
-    return None if iv.is_empty else iv.check(config)
+    if iv.is_empty:
+        return None
+    return iv if config is None else iv.check(config)
 
 
 class SessionError(ValueError):
@@ -153,7 +163,11 @@ class Session:
     model_path: str | None = None
     model_layer: int = 0
     #: What was switched off (issue 23); None: the plain layer (and every older session).
+    #: With a model it is checked against the model's layer when the session opens (the
+    #: toy layer's ``config`` says nothing of the model's heads and neurons).
     intervention: Intervention | None = None
+    #: With a model: "all" when the intervention runs in every layer (None: the shown one).
+    intervene_layers: str | None = None
 
     def weights_dict(self) -> dict[str, Any]:
         """The ``"weights"`` field: random from a seed, or a layer of a file (whose seed is
@@ -179,7 +193,7 @@ class Session:
             data["model"] = {"path": self.model_path, "layer": self.model_layer}
         if self.language is not None:
             data["language"] = self.language
-        intervention = intervention_dict(self.intervention)
+        intervention = intervention_dict(self.intervention, self.intervene_layers)
         if intervention is not None:
             data["intervention"] = intervention
         view = {"palette": self.palette, "theme": self.theme, "font_scale": self.font_scale}
@@ -204,7 +218,9 @@ def session_from_state(state: object) -> Session:
                    weights_sha256=source.fingerprint if source else "",
                    model_path=str(model.folder) if model is not None else None,
                    model_layer=s.model_layer if model is not None else 0,
-                   intervention=getattr(s, "intervention", None))
+                   intervention=getattr(s, "intervention", None),
+                   intervene_layers=(getattr(s, "intervene_layers", None)
+                                     if model is not None else None))
 
 
 # ----- reading: check everything, build nothing half-way -----
@@ -325,20 +341,28 @@ def _parse_fields(data: dict[str, Any]) -> Session:
         if not model_path or model_layer < 0:
             raise _Invalid(QCoreApplication.translate(
                 "Sessions", "its model folder or layer number is invalid"))
-    intervention = None
+    intervention, intervene_layers = None, None
     held = _opt(data, "intervention", dict, None, "")
     if held is not None:
         try:
-            intervention = intervention_from_dict(held, config)
+            # a model's intervention is for the model's layer, not the toy layer ``config``
+            # describes: its ranges are checked when the session opens (FileController)
+            intervention = intervention_from_dict(held, config if model is None else None)
         except (EngineError, TypeError) as exc:
             raise _Invalid(_tr(QCoreApplication.translate(
                 "Sessions", "its intervention is invalid: %1"), exception_text(exc))) from exc
+        intervene_layers = _opt(held, "layers", str, None, "intervention.")
+        if intervene_layers not in (None, "all"):
+            raise _Invalid(_tr(QCoreApplication.translate(
+                "Sessions", "its intervention's layers are %1; only “all” is known"),
+                repr(intervene_layers)))
     return Session(text=text, config=config, seed=seed, causal=causal, step=step, head=head,
                    query=query, depth_t=depth_t, language=language, palette=palette,
                    theme=theme, font_scale=font_scale, weights_path=weights_path,
                    weights_layer=weights_layer, weights_sha256=weights_sha256,
                    weights_relative=weights_relative, model_path=model_path,
-                   model_layer=model_layer, intervention=intervention)
+                   model_layer=model_layer, intervention=intervention,
+                   intervene_layers=intervene_layers)
 
 
 def read_session(path: str | os.PathLike[str]) -> Session:

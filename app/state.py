@@ -112,8 +112,9 @@ class AppState(QObject):
         text = _LONE_SURROGATE.sub("", text)
         if text != self.inputs.text:
             self.history.record(self._snapshot())
-            self.history_changed.emit()
             self.inputs.set_text(text)
+            # after the change: the Undo action words what it undoes from the difference
+            self.history_changed.emit()
             self.tokens_changed.emit()
             self._submit()
 
@@ -198,9 +199,9 @@ class AppState(QObject):
         if not 0 <= int(token_id) < model.config.vocab_size:
             raise ValueError(f"token id {token_id} is not in 0…{model.config.vocab_size - 1}")
         self.history.record(self._snapshot(), merge=False)
-        self.history_changed.emit()
         inputs.set_ids((*inputs.ids, int(token_id)))
         inputs.text = "".join(p.text for p in inputs.pieces)
+        self.history_changed.emit()
         self.tokens_changed.emit()
         # the editor shows the text; its echo of it is a no-op here (the same text)
         self.text_restored.emit(inputs.text)
@@ -224,6 +225,14 @@ class AppState(QObject):
     def can_redo(self) -> bool:
         return self.history.can_redo
 
+    def history_step(self, redo: bool = False) -> tuple[str, Snapshot] | None:
+        """What the next undo (or redo) changes: ("text", the text it goes back to) or
+        ("intervention", the intervention it goes back to); None when there is none."""
+        target = self.history.peek(redo)
+        if not isinstance(target, Snapshot):
+            return None
+        return ("text" if target.text != self.inputs.text else "intervention", target)
+
     def undo_text(self) -> bool:
         """Go back to before the last edit (of the text, or of the intervention); False when
         there is nothing to undo."""
@@ -233,17 +242,20 @@ class AppState(QObject):
         return self._restore(self.history.redo(self._snapshot()))
 
     def _snapshot(self) -> Snapshot:
-        return Snapshot(self.inputs.text, self.inputs.intervention)
+        inputs = self.inputs
+        return Snapshot(inputs.text, inputs.intervention, inputs.intervene_layers)
 
     def _restore(self, snapshot: object) -> bool:
         if not isinstance(snapshot, Snapshot):
             return False
         inputs = self.inputs
         text_changed = snapshot.text != inputs.text
-        iv_changed = snapshot.intervention != inputs.intervention
+        iv_changed = ((snapshot.intervention, snapshot.intervene_layers)
+                      != (inputs.intervention, inputs.intervene_layers))
         if text_changed:
             inputs.set_text(snapshot.text)
         inputs.intervention = snapshot.intervention
+        inputs.intervene_layers = snapshot.intervene_layers
         self.history_changed.emit()
         if text_changed:
             self.tokens_changed.emit()
@@ -270,10 +282,29 @@ class AppState(QObject):
         if iv == self.inputs.intervention:
             return
         self.history.record(self._snapshot(), merge=False)
-        self.history_changed.emit()
         self.inputs.intervention = iv
+        self.history_changed.emit()
         self.intervention_changed.emit(iv)
         self._submit()
+
+    @property
+    def intervene_layers(self) -> str | None:
+        """With a real model: "all" when the intervention runs in every layer, None when in
+        the shown layer only."""
+        return self.inputs.intervene_layers
+
+    def set_intervene_all(self, on: bool) -> None:
+        """Run the intervention in every layer of a real model (True) or in the shown layer
+        only (False); one undo step. The toy layer is one layer: it is the same there."""
+        value = "all" if on else None
+        if value == self.inputs.intervene_layers:
+            return
+        self.history.record(self._snapshot(), merge=False)
+        self.inputs.intervene_layers = value
+        self.history_changed.emit()
+        self.intervention_changed.emit(self.inputs.intervention)
+        if self.inputs.intervention is not None and self.inputs.model is not None:
+            self._submit()
 
     def _current_iv(self) -> Intervention:
         return self.inputs.intervention or Intervention()
@@ -413,13 +444,15 @@ class AppState(QObject):
         causal = inputs.causal or model is not None
         baseline = self._baselines_for(inputs.tokens, causal)
         shown = results.result
-        cache = (shown.model_run if shown is not None and model is not None
-                 and shown.model is model else None)
+        same_model = shown is not None and model is not None and shown.model is model
+        cache = shown.model_run if same_model else None
         self._bridge.submit(Request(
             request_id=results.pending_id, text=inputs.text, tokens=inputs.tokens,
             config=inputs.config, weights=inputs.weights, causal=causal,
             baseline=baseline, model=model, ids=inputs.ids, model_layer=inputs.model_layer,
             model_cache=cache, intervention=inputs.intervention,
+            intervene_layers=inputs.intervene_layers,
+            model_plain=shown.model_plain if same_model else None,
         ))
 
     # ----- results -----

@@ -79,6 +79,9 @@ class Inputs:
         self._toy: tuple[Qwen3Config, int, LayerWeights, WeightsSource | None] | None = None
         #: What is switched off in the layer (None: the plain layer; never an empty one).
         self.intervention: Intervention | None = None
+        #: Where a real model runs it: "all" in every layer, None the shown layer only (the
+        #: toy has one layer: it reads nothing here)
+        self.intervene_layers: str | None = None
 
     def set_text(self, text: str) -> None:
         self.text = text
@@ -150,10 +153,11 @@ class Inputs:
 
 
 class Snapshot(NamedTuple):
-    """What one undo step restores: the text and the intervention."""
+    """What one undo step restores: the text and the intervention (and its layers)."""
 
     text: str
     intervention: Intervention | None = None
+    intervene_layers: str | None = None
 
 
 class TextHistory:
@@ -186,6 +190,11 @@ class TextHistory:
     @property
     def can_redo(self) -> bool:
         return bool(self._redo)
+
+    def peek(self, redo: bool = False) -> object | None:
+        """What the next undo (``redo``: redo) would give back, without taking it."""
+        stack = self._redo if redo else self._undo
+        return stack[-1] if stack else None
 
     def undo(self, current: object) -> object | None:
         """The text before the last edit (``current`` goes on the redo stack); None if none."""

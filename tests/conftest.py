@@ -121,3 +121,40 @@ def wait_idle(qtbot, window, timeout=10_000):
     if worker is not None:
         qtbot.waitUntil(worker.idle, timeout=timeout)
     QCoreApplication.processEvents()  # the worker's signals are queued to this thread
+
+
+# ----- a real model's results for the model panels (Next token, Through the depth) -----
+TINY_MODEL = os.path.join(os.path.dirname(__file__), "data", "model_bf16_sharded")
+MODEL_TEXT = "我爱北京 the cat"
+
+
+@pytest.fixture(scope="session")
+def tiny():
+    """The tiny bf16 sharded Qwen3 checkpoint (3 layers, tests/data), loaded once."""
+    from engine.model import Qwen3Model
+
+    return Qwen3Model.load(TINY_MODEL)
+
+
+def model_result(model, text=MODEL_TEXT, request_id=1, layer=1, intervention=None,
+                 intervene_layers=None):
+    """A Result as the app makes one with a model open: the run's shown-layer trace and the
+    run and model themselves; with an ``intervention``, the intervened run from the plain
+    one (``model_plain``), as app.compute.model_runs makes them."""
+    from app.compute import Result
+
+    ids = model.encode(text)
+    run = plain = model.forward(ids, layer=layer)
+    if intervention is not None:
+        run = model.forward(ids, layer=layer, intervention=intervention,
+                            intervene_layers=intervene_layers, base=plain)
+    tokens = tuple(p.text or p.raw for p in model.pieces(ids))
+    return Result(request_id=request_id, text=text, tokens=tokens, trace=run.trace,
+                  model_run=run, model=model,
+                  model_plain=plain if intervention is not None else None)
+
+
+def deliver(state, result):
+    """Through the state's one accepting path, as a worker's result arrives."""
+    state.results.pending_id = result.request_id
+    state._on_result_ready(result)

@@ -2,40 +2,21 @@
 softmax(logits / T) sorted, the temperature moves it, Append asks for the argmax id, and without
 a model the panel says how to open one."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from conftest import MODEL_TEXT as TEXT
+from conftest import deliver, model_result
 
 from app.bridge import EngineBridge
 from app.compute import Result
-from app.panels.next_token import TOP, NextTokenPanel
+from app.panels.next_token import (
+    TOP,
+    NextTokenPanel,
+    next_token_changes,
+    next_token_probs,
+    rank_of,
+)
 from app.state import AppState
-from engine.model import Qwen3Model
-
-DATA = Path(__file__).parent / "data"
-TEXT = "我爱北京 the cat"
-
-
-@pytest.fixture(scope="module")
-def tiny():
-    return Qwen3Model.load(DATA / "model_bf16_sharded")
-
-
-def model_result(model, text=TEXT, request_id=1, layer=1):
-    """A Result as the app makes one with a model open: the run's shown-layer trace and the
-    run and model themselves."""
-    ids = model.encode(text)
-    run = model.forward(ids, layer=layer)
-    tokens = tuple(p.text or p.raw for p in model.pieces(ids))
-    return Result(request_id=request_id, text=text, tokens=tokens, trace=run.trace,
-                  model_run=run, model=model)
-
-
-def deliver(state, result):
-    """Through the state's one accepting path, as a worker's result arrives."""
-    state.results.pending_id = result.request_id
-    state._on_result_ready(result)
 
 
 @pytest.fixture
@@ -174,3 +155,79 @@ def test_the_model_docks_are_registered_hidden_and_say_open_a_model_with_the_toy
         assert panel.pages.currentIndex() == 0  # the toy layer: no model to predict with
         assert "Open a model" in panel.note.text()
     assert window.docks["nextTokenDock"].windowTitle() == "Next token"
+
+
+# ----- with an intervention: the plain model and the intervened one side by side -----
+def test_next_token_changes_is_both_top_tens_sorted_by_change():
+    rng = np.random.default_rng(5)
+    plain, after = rng.normal(size=300) * 3, rng.normal(size=300) * 3
+    for t in (1.0, 0.5, 3.0):
+        ids, before_p, after_p = next_token_changes(plain, after, t)
+        want_before, want_after = (expected_top(logits, t) for logits in (plain, after))
+        assert set(ids) == set(want_before[0]) | set(want_after[0])
+        p0 = np.exp(plain / t - (plain / t).max())
+        p0 /= p0.sum()
+        p1 = np.exp(after / t - (after / t).max())
+        p1 /= p1.sum()
+        assert np.abs(before_p - p0[ids]).max() <= 1e-14
+        assert np.abs(after_p - p1[ids]).max() <= 1e-14
+        change = np.abs(p1[ids] - p0[ids])
+        assert all(change[i] >= change[i + 1] for i in range(len(ids) - 1))
+    probs = np.array([0.1, 0.5, 0.2, 0.2])
+    assert [rank_of(probs, i) for i in range(4)] == [4, 1, 2, 2]
+
+
+def test_with_an_intervention_the_list_compares_plain_and_intervened(panel, tiny):
+    from engine import Intervention
+
+    widget = panel()
+    iv = Intervention(zero_heads=(1,), zero_neurons=(40,))
+    result = model_result(tiny, intervention=iv)
+    deliver(widget.state, result)
+    plain, run = result.model_plain, result.model_run
+    assert not np.array_equal(plain.logits, run.logits)  # the intervention changed something
+    for t in (1.0, 0.4):
+        widget.set_temperature(t)
+        ids, before, after = next_token_changes(plain.logits, run.logits, t)
+        assert widget.changes == ids and np.array_equal(widget.before, before)
+        assert np.array_equal(widget.after, after)
+        assert len(ids) >= TOP and widget.table.rowCount() == len(ids)
+        assert widget.table.columnCount() == 5
+        for row, token_id in enumerate(ids):
+            assert f"id {token_id} " in widget.table.item(row, 1).toolTip()
+            assert widget.table.cellWidget(row, 2).value() == round(before[row] * 1000)
+            assert widget.table.cellWidget(row, 3).value() == round(after[row] * 1000)
+            sign = "+" if after[row] > before[row] else "−"
+            assert widget.table.item(row, 4).text().startswith(sign)
+            # its place in each model's whole list, before → after
+            places = [int((p > p[token_id]).sum()) + 1 for p in (
+                next_token_probs(plain.logits, t), next_token_probs(run.logits, t))]
+            shown = widget.table.item(row, 0).text()
+            assert shown == (str(places[0]) if places[0] == places[1]
+                             else f"{places[0]} → {places[1]}")
+    # Append still appends the intervened model's own top token (the model on show)
+    assert widget.top_ids[0] == int(np.argmax(run.logits))
+    # what is off, named in the note and in the badge
+    assert widget.compare_note.isVisible()
+    assert "head 1 off" in widget.compare_note.text()
+    assert "in layer 1" in widget.compare_note.text()
+    assert widget.intervention_badge.isVisible()
+    assert "neuron 40 off, in layer 1" in widget.intervention_badge.text()
+    # the plain model again: the model's own list, three columns
+    deliver(widget.state, model_result(tiny, request_id=2))
+    assert widget.table.columnCount() == 3 and widget.table.rowCount() == TOP
+    assert widget.changes == [] and not widget.compare_note.isVisible()
+    assert not widget.intervention_badge.isVisible()
+    assert widget.table.cellWidget(0, 2).value() == round(widget.top_probs[0] * 1000)
+
+
+def test_an_intervention_in_every_layer_says_so(panel, tiny):
+    from engine import Intervention
+
+    widget = panel()
+    result = model_result(tiny, intervention=Intervention(zero_heads=(2,)),
+                          intervene_layers="all")
+    deliver(widget.state, result)
+    assert result.model_run.intervened_layers == tuple(range(tiny.num_layers))
+    assert "head 2 off, in every layer" in widget.intervention_badge.text()
+    assert "in every layer" in widget.compare_note.text()

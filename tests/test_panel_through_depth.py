@@ -2,40 +2,18 @@
 token after each layer, the logit lens's rows as the engine computes them, the shown layer
 marked, and without a model a note saying how to open one."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from conftest import MODEL_TEXT as TEXT
+from conftest import deliver, model_result
 
 from app.bridge import EngineBridge
 from app.compute import Result
-from app.panels.through_depth import LENS_TOP, ThroughDepthPanel
+from app.panels.through_depth import LENS_TOP, ThroughDepthPanel, lens_shift, same_states
 from app.state import AppState
 from app.widgets.piece_text import shown_pieces
 from engine import ops
 from engine.logit_lens import logit_lens
-from engine.model import Qwen3Model
-
-DATA = Path(__file__).parent / "data"
-TEXT = "我爱北京 the cat"
-
-
-@pytest.fixture(scope="module")
-def tiny():
-    return Qwen3Model.load(DATA / "model_bf16_sharded")
-
-
-def model_result(model, text=TEXT, request_id=1, layer=1):
-    ids = model.encode(text)
-    run = model.forward(ids, layer=layer)
-    tokens = tuple(p.text or p.raw for p in model.pieces(ids))
-    return Result(request_id=request_id, text=text, tokens=tokens, trace=run.trace,
-                  model_run=run, model=model)
-
-
-def deliver(state, result):
-    state.results.pending_id = result.request_id
-    state._on_result_ready(result)
 
 
 @pytest.fixture
@@ -144,3 +122,105 @@ def test_a_large_models_logit_lens_runs_on_the_worker_and_the_newest_wins(widget
     widget._lens_ready.emit((tiny, first.model_run), stale)
     qtbot.wait(50)
     assert np.array_equal(widget.lens.probs, expected.probs)
+
+
+# ----- with an intervention: the shift at every depth -----
+def _softmax(z):
+    p = np.exp(z - z.max())
+    return p / p.sum()
+
+
+def test_the_lens_shift_is_the_plain_top_token_before_and_after(tiny):
+    from engine import Intervention
+
+    result = model_result(tiny, intervention=Intervention(zero_heads=(0, 3)))
+    plain = logit_lens(tiny, result.model_plain, top=LENS_TOP)
+    lens = logit_lens(tiny, result.model_run, top=LENS_TOP)
+    top, before, after = lens_shift(plain, lens)
+    for s in range(tiny.num_layers + 1):
+        p_plain, p_iv = _softmax(plain.logits[s]), _softmax(lens.logits[s])
+        assert top[s] == int(np.argmax(p_plain))
+        assert abs(before[s] - p_plain[top[s]]) <= 1e-15
+        assert abs(after[s] - p_iv[top[s]]) <= 1e-15
+    # states 0 .. 1 (the embeddings, layer 0's output) are the plain run's bits
+    assert same_states(result.model_plain, result.model_run) == 2
+
+
+def test_with_an_intervention_the_lens_shows_both_runs_at_every_depth(widget, tiny):
+    from engine import Intervention
+
+    result = model_result(tiny, layer=2, intervention=Intervention(zero_neurons=(40,)))
+    deliver(widget.state, result)
+    plain, run = result.model_plain, result.model_run
+    lens, plain_lens = (logit_lens(tiny, r, top=LENS_TOP) for r in (run, plain))
+    assert np.array_equal(widget.lens.probs, lens.probs)
+    assert np.array_equal(widget.plain_lens.probs, plain_lens.probs)
+    table = widget.table
+    assert table.columnCount() == 5 and table.rowCount() == tiny.num_layers + 1
+    top, before, after = lens_shift(plain_lens, lens)
+    for s in range(tiny.num_layers + 1):
+        (p_top,) = shown_pieces(tiny, [int(top[s])])
+        (i_top,) = shown_pieces(tiny, [int(lens.ids[s, 0])])
+        assert table.item(s, 0).text().startswith(p_top.text + "  ")
+        assert table.item(s, 1).text().startswith(i_top.text + "  ")
+        assert f"p = {before[s]:.12g} → {after[s]:.12g}" in table.item(s, 2).toolTip()
+        # the last token's ‖u‖ in each run
+        assert f"{np.linalg.norm(plain.residual[s, -1]):.12g}" in table.item(s, 3).toolTip()
+        assert f"{np.linalg.norm(run.residual[s, -1]):.12g}" in table.item(s, 4).toolTip()
+    # the intervention acts in layer 2: the embeddings and layers 0, 1 are the same bits
+    assert widget.same == 3
+    for s in range(tiny.num_layers + 1):
+        same = "The same bits in both runs" in table.item(s, 0).toolTip()
+        assert same == (s < 3)
+        assert table.item(s, 3).text() == table.item(s, 4).text() or s >= 3
+    assert table.item(3, 3).text() != table.item(3, 4).text()
+    note = widget.shift_note.text()
+    assert widget.shift_note.isVisible() and "layer 1" in note and "layer 2 on" in note
+    assert "intervened" in widget.view.plot.titleLabel.text
+    # the plain model again: the lens of one run, its own columns
+    deliver(widget.state, model_result(tiny, request_id=2))
+    assert table.columnCount() == LENS_TOP + 1 and widget.plain_lens is None
+    assert not widget.shift_note.isVisible()
+    assert "intervened" not in widget.view.plot.titleLabel.text
+
+
+def test_switching_an_intervention_on_and_off_computes_no_lens_twice(widget, tiny,
+                                                                     monkeypatch):
+    import app.panels.through_depth as module
+    from engine import Intervention
+
+    calls = []
+    real = module.logit_lens
+    monkeypatch.setattr(module, "logit_lens", lambda m, r, top: calls.append(r) or real(
+        m, r, top=top))
+    plain = model_result(tiny)
+    deliver(widget.state, plain)
+    assert calls == [plain.model_run]
+    ids = plain.model_run.ids
+    run = tiny.forward(ids, layer=1, intervention=Intervention(zero_heads=(1,)),
+                       base=plain.model_run)
+    on = Result(request_id=2, text=plain.text, tokens=plain.tokens, trace=run.trace,
+                model_run=run, model=tiny, model_plain=plain.model_run)
+    deliver(widget.state, on)
+    assert calls == [plain.model_run, run]  # the plain run's lens was known
+    off = Result(request_id=3, text=plain.text, tokens=plain.tokens,
+                 trace=plain.model_run.trace, model_run=plain.model_run, model=tiny)
+    deliver(widget.state, off)
+    assert len(calls) == 2 and widget.plain_lens is None
+
+
+def test_a_large_models_two_lenses_come_from_the_worker(widget, tiny, qtbot, monkeypatch):
+    import app.panels.through_depth as module
+    from engine import Intervention
+
+    monkeypatch.setattr(module, "SYNC_WORK", 0)
+    result = model_result(tiny, intervention=Intervention(skip=("mlp",)),
+                          intervene_layers="all")
+    deliver(widget.state, result)
+    assert widget.worker_lenses == 1 and widget.lens is None
+    assert "computing" in widget.lens_title.text()
+    qtbot.waitUntil(lambda: widget.plain_lens is not None, timeout=10000)
+    for lens, run in ((widget.lens, result.model_run), (widget.plain_lens, result.model_plain)):
+        assert np.array_equal(lens.probs, logit_lens(tiny, run, top=LENS_TOP).probs)
+    assert widget.table.columnCount() == 5 and widget.same == 1
+    assert "Only the embeddings" in widget.shift_note.text()

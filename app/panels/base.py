@@ -43,9 +43,24 @@ def intervention_text(iv: Intervention | None) -> str:
     return ", ".join(part_text(p) for p in iv.parts())
 
 
-def badge_text(iv: Intervention | None) -> str:
-    """The INTERVENED badge's words ("" for the plain layer)."""
+def layers_text(result: Result | None) -> str:
+    """With a real model: which layers the intervention ran in ("in every layer", "in layer
+    3"); "" on the toy layer (it is one layer) or without an intervention."""
+    run = getattr(result, "model_run", None)
+    model = getattr(result, "model", None)
+    if run is None or model is None or not run.intervened_layers:
+        return ""
+    if len(run.intervened_layers) == model.num_layers > 1:
+        return QCoreApplication.translate("Intervention", "in every layer")
+    return QCoreApplication.translate("Intervention", "in layer %1").replace(
+        "%1", ", ".join(str(k) for k in run.intervened_layers))
+
+
+def badge_text(iv: Intervention | None, layers: str = "") -> str:
+    """The INTERVENED badge's words ("" for the plain layer); ``layers``: :func:`layers_text`."""
     what = intervention_text(iv)
+    if what and layers:
+        what = f"{what}, {layers}"
     return (QCoreApplication.translate("Intervention", "INTERVENED: %1").replace("%1", what)
             if what else "")
 
@@ -107,7 +122,7 @@ class Panel(QWidget):
 
     def _sync_badge(self, result: Result | None) -> None:
         iv = result.trace.intervention if result is not None and result.trace else None
-        text = badge_text(iv)
+        text = badge_text(iv, layers_text(result))
         badge = self.intervention_badge
         if not text:
             badge.hide()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDoubleSpinBox,
     QGridLayout,
     QHBoxLayout,
@@ -71,6 +72,11 @@ class InterventionsPanel(Panel):
         self.skip_attention.setObjectName("interventionsSkipAttention")
         self.skip_mlp = QCheckBox()
         self.skip_mlp.setObjectName("interventionsSkipMlp")
+        #: with a real model: in the shown layer (0) or in every layer (1)
+        self.scope_label = QLabel()
+        self.scope_box = QComboBox()
+        self.scope_box.setObjectName("interventionsScope")
+        self.scope_box.addItems(["", ""])
         self.note = QLabel()
         self.note.setObjectName("interventionsNote")
         self.note.setWordWrap(True)
@@ -89,6 +95,9 @@ class InterventionsPanel(Panel):
         skips.addWidget(self.skip_attention)
         skips.addWidget(self.skip_mlp)
         skips.addStretch(1)
+        scope = QHBoxLayout()
+        scope.addWidget(self.scope_label)
+        scope.addWidget(self.scope_box, 1)
         header = QHBoxLayout()
         header.addWidget(self.active_title, 1)
         header.addWidget(self.clear_button)
@@ -99,6 +108,7 @@ class InterventionsPanel(Panel):
         layout.addWidget(self.rows_box)
         layout.addLayout(controls)
         layout.addLayout(skips)
+        layout.addLayout(scope)
         layout.addWidget(self.note)
         layout.addStretch(1)
         self.set_body(body)
@@ -110,6 +120,7 @@ class InterventionsPanel(Panel):
         self.neuron_off.clicked.connect(lambda: state.toggle_neuron(self.neuron_box.value()))
         self.skip_attention.clicked.connect(lambda on: state.skip_branch("attention", on))
         self.skip_mlp.clicked.connect(lambda on: state.skip_branch("mlp", on))
+        self.scope_box.activated.connect(lambda index: state.set_intervene_all(index == 1))
         state.intervention_changed.connect(self._on_intervention_changed)
         state.model_changed.connect(self._sync_ranges)
         self._sync_ranges()
@@ -125,8 +136,12 @@ class InterventionsPanel(Panel):
     def redraw(self, result: Result) -> None:
         self._sync_ranges()
 
+    @property
+    def every_layer(self) -> bool:
+        """The intervention runs in every layer of the open model (never on the toy)."""
+        return self.state.model is not None and self.state.intervene_layers == "all"
+
     def retranslate(self) -> None:
-        self.active_title.setText(self.tr("<b>Switched off in this layer</b>"))
         self.active_title.setTextFormat(Qt.TextFormat.RichText)
         self.none_label.setText(self.tr("Nothing: every panel shows the plain layer."))
         self.clear_button.setText(self.tr("Clear all"))
@@ -151,14 +166,35 @@ class InterventionsPanel(Panel):
         self.note.setText(self.tr(
             "Every change is one undo step (Ctrl+Z). The causality panel compares the "
             "intervened layer with the plain one; every panel carries a red INTERVENED badge."))
+        self.scope_label.setText(self.tr("Where:"))
+        self.scope_box.setToolTip(self.tr(
+            "With a model: switch the same parts off in the layer on show only, or in every "
+            "layer at once (one head index in all layers, say)"))
+        self._sync_scope()
         self._sync_list()
 
     def _sync_ranges(self) -> None:
         config = self.state.config
         self.head_box.setRange(0, config.num_attention_heads - 1)
         self.neuron_box.setRange(0, config.intermediate_size - 1)
+        self._sync_scope()
+
+    def _sync_scope(self) -> None:
+        """The layer choice: only with a model (the toy is one layer)."""
+        model = self.state.model
+        self.scope_label.setVisible(model is not None)
+        self.scope_box.setVisible(model is not None)
+        self.scope_box.setItemText(0, self.tr("this layer (%1)").replace(
+            "%1", str(self.state.model_layer)) if model is not None else self.tr("this layer"))
+        self.scope_box.setItemText(1, self.tr("every layer (%1 layers)").replace(
+            "%1", str(model.num_layers)) if model is not None else self.tr("every layer"))
+        self.scope_box.setCurrentIndex(1 if self.every_layer else 0)
+        self.active_title.setText(self.tr("<b>Switched off in every layer</b>")
+                                  if self.every_layer
+                                  else self.tr("<b>Switched off in this layer</b>"))
 
     def _on_intervention_changed(self, _iv: Intervention | None) -> None:
+        self._sync_scope()
         self._sync_list()
 
     def _sync_list(self) -> None:

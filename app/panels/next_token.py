@@ -5,6 +5,10 @@ from ``Result.model_run.logits``, the LM head on the last position), with the so
 temperature T on a log slider, and an Append button that appends the most probable token
 (greedy decoding, one step per press). Without a model it says how to open one.
 
+With an intervention on (``Result.model_plain`` is the plain model's run on the same ids), the
+list compares the plain model with the intervened one: the tokens of both top tens, each with
+its probability before and after, the largest change first.
+
 Append: the panel emits ``append_requested(id)``; when the state has ``append_token`` the panel
 connects that signal to it itself, so nothing else needs to wire it (else the window does).
 """
@@ -32,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from app import theme
 from app.compute import Result
+from app.panels.base import intervention_text, layers_text
 from app.panels.lens_base import LensHeader, LensPanel, LogSlider, badge_tip, pick
 from app.state import AppState
 from app.widgets.piece_text import ShownPiece, shown_pieces
@@ -50,6 +55,29 @@ def next_token_probs(logits: np.ndarray, temperature: float) -> np.ndarray:
     return softmax(np.asarray(logits, dtype=np.float64) / temperature)
 
 
+#: A risen and a fallen probability's change (readable on both themes' backgrounds).
+RISE, FALL = QColor(46, 125, 50), QColor(198, 40, 40)
+
+
+def next_token_changes(plain_logits: np.ndarray, logits: np.ndarray, temperature: float,
+                       top: int = TOP) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """The plain model against the intervened one: the ids of both top ``top`` lists (their
+    union), with their probabilities before and after at ``temperature``, the largest
+    |after − before| first (ties: the lower id)."""
+    before = next_token_probs(plain_logits, temperature)
+    after = next_token_probs(logits, temperature)
+    union = sorted({int(i) for i in top_tokens(before[None], top)[0]}
+                   | {int(i) for i in top_tokens(after[None], top)[0]})
+    ids = sorted(union, key=lambda i: (-abs(after[i] - before[i]), i))
+    return ids, before[ids], after[ids]
+
+
+def rank_of(probs: np.ndarray, token_id: int) -> int:
+    """``token_id``'s place in ``probs`` (1: the most probable; ties share the better one).
+    Logits give the same places as their probabilities at any temperature."""
+    return int(np.count_nonzero(probs > probs[token_id])) + 1
+
+
 class NextTokenPanel(LensPanel):
     #: the id of the token to append (the top one at the moment of the press)
     append_requested = Signal(int)
@@ -65,6 +93,17 @@ class NextTokenPanel(LensPanel):
         self.shown: list[ShownPiece] = []
         self._logits: np.ndarray | None = None
         self._run: object = None
+        #: with an intervention: the plain run's logits, and what is on screen (for tests):
+        #: the ids of both top tens, largest change first, their probabilities before, after
+        self._plain_logits: np.ndarray | None = None
+        self._plain_run: object = None
+        self.changes: list[int] = []
+        self.before = np.zeros(0)
+        self.after = np.zeros(0)
+        self._change_pieces: dict[int, ShownPiece] = {}
+        self._ranks: dict[int, tuple[int, int]] = {}
+        self._iv_words = ""
+        self._columns: list[str] = []
         state.error_changed.connect(lambda _m: self._enable_append())
 
     def build(self) -> None:
@@ -96,6 +135,11 @@ class NextTokenPanel(LensPanel):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        #: with an intervention: what the list compares (above the table)
+        self.compare_note = QLabel()
+        self.compare_note.setObjectName("nextTokenCompare")
+        self.compare_note.setWordWrap(True)
+        self.compare_note.hide()
         self.append_button = QPushButton()
         self.append_button.setObjectName("nextTokenAppend")
         self.append_button.setAutoDefault(False)
@@ -112,6 +156,7 @@ class NextTokenPanel(LensPanel):
         layout.setSpacing(4)
         layout.addWidget(self.header)
         layout.addLayout(controls)
+        layout.addWidget(self.compare_note)
         layout.addWidget(self.table, 1)
         layout.addLayout(bottom)
         self.pages.addWidget(content)
@@ -163,8 +208,6 @@ class NextTokenPanel(LensPanel):
             [badge_tip(self, "EXACT")])
         self.slider.setToolTip(self.tr("Softmax temperature T on a log scale"))
         self.t_one.setText(self.tr("T = 1 (the model)"))
-        self.table.setHorizontalHeaderLabels(
-            [self.tr("#"), self.tr("token"), self.tr("probability")])
         self.append_button.setToolTip(self.tr(
             "Append the most probable token to the text (greedy: one step per press)"))
         self._update_list()
@@ -176,16 +219,30 @@ class NextTokenPanel(LensPanel):
         if run is None or model is None:
             self.pages.setCurrentIndex(0)
             self._logits, self._run = None, None
+            self._plain_logits, self._plain_run = None, None
             self.top_ids, self.top_probs, self.shown = [], np.zeros(0), []
             self._enable_append()
             return
         self.pages.setCurrentIndex(1)
-        if run is not self._run:
-            self._run = run
+        plain = getattr(result, "model_plain", None)
+        if run is not self._run or plain is not self._plain_run:
+            self._run, self._plain_run = run, plain
             self._logits = np.asarray(run.logits, dtype=np.float64)
             # the ranking is the same at every T > 0: the pieces are looked up once a result
             ids = top_tokens(self._logits[None], TOP)[0].tolist()
             self.shown = shown_pieces(model, ids)
+            self._plain_logits = None
+            if plain is not None:
+                self._plain_logits = np.asarray(plain.logits, dtype=np.float64)
+                # (so is the union of both top tens: only its order follows T)
+                union, _b, _a = next_token_changes(self._plain_logits, self._logits, 1.0)
+                self._change_pieces = {p.token_id: p for p in shown_pieces(model, union)}
+                # and the ranks (a count over the vocabulary: once, not per slider frame)
+                self._ranks = {i: (rank_of(self._plain_logits, i), rank_of(self._logits, i))
+                               for i in union}
+        what = intervention_text(result.trace.intervention if result.trace else None)
+        layers = layers_text(result)
+        self._iv_words = f"{what}, {layers}" if what and layers else what
         self._update_list()
         self._enable_append()
 
@@ -201,12 +258,101 @@ class NextTokenPanel(LensPanel):
         ids = [p.token_id for p in self.shown]
         self.top_ids = ids
         self.top_probs = probs[ids]
-        self._fill_table()
+        if self._plain_logits is not None:
+            self.changes, self.before, self.after = next_token_changes(
+                self._plain_logits, self._logits, t)
+            self._fill_changes()
+        else:
+            self.changes, self.before, self.after = [], np.zeros(0), np.zeros(0)
+            self._fill_table()
         top = self.shown[0] if self.shown else None
         self.append_button.setText(
             self.tr("Append “%1”").replace("%1", top.text) if top else self.tr("Append"))
 
+    def _set_columns(self, labels: list[str]) -> None:
+        """The table's columns: 3 for the model's list, 5 for before and after."""
+        table = self.table
+        self.compare_note.setVisible(len(labels) > 3)
+        if labels == self._columns:  # (the slider's per-frame path: nothing to set)
+            return
+        self._columns = labels
+        if table.columnCount() != len(labels):
+            table.setRowCount(0)  # the cells' widgets were for the other layout
+            table.setColumnCount(len(labels))
+            header = table.horizontalHeader()
+            for column in range(len(labels)):
+                header.setSectionResizeMode(
+                    column, QHeaderView.ResizeMode.ResizeToContents if column in (0, 1)
+                    or column == 4 else QHeaderView.ResizeMode.Stretch)
+        table.setHorizontalHeaderLabels(labels)
+
+    def _token_item(self, row: int, piece: ShownPiece, mono: QFont) -> None:
+        table = self.table
+        token = table.item(row, 1) or QTableWidgetItem()
+        token.setText(piece.text)
+        font = QFont(mono)
+        font.setItalic(piece.special)
+        token.setFont(font)
+        token.setBackground(SPECIAL_TINT if piece.special else QColor(0, 0, 0, 0))
+        tip = self.tr("id %1 · stored as %2").replace("%1", str(piece.token_id)).replace(
+            "%2", repr(piece.raw))
+        if piece.special:
+            tip += " · " + self.tr("special token")
+        token.setToolTip(tip)
+        if table.item(row, 1) is None:
+            table.setItem(row, 1, token)
+
+    def _bar(self, row: int, column: int, p: float) -> None:
+        bar = self.table.cellWidget(row, column)
+        if not isinstance(bar, QProgressBar):
+            bar = QProgressBar()
+            bar.setRange(0, 1000)
+            bar.setTextVisible(True)
+            bar.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.table.setCellWidget(row, column, bar)
+        bar.setValue(round(p * 1000))
+        bar.setFormat(_percent(p))
+        bar.setToolTip(f"p = {p:.12g}")
+
+    def _fill_changes(self) -> None:
+        """Before and after side by side: rank, token, plain p, intervened p, change."""
+        self._set_columns([self.tr("rank"), self.tr("token"), self.tr("plain model"),
+                           self.tr("intervened"), self.tr("change")])
+        self.compare_note.setText(self.tr(
+            "The plain model and the intervened one (%1) on the same text: the tokens of "
+            "both top %2, the largest change first.").replace(
+                "%1", self._iv_words).replace("%2", str(TOP)))
+        table = self.table
+        if table.rowCount() != len(self.changes):
+            table.setRowCount(len(self.changes))
+        mono = QFont(self.font())
+        mono.setPointSizeF(mono.pointSizeF() * 1.25)
+        quiet = QColor(theme.quiet_css())
+        for row, token_id in enumerate(self.changes):
+            p0, p1 = float(self.before[row]), float(self.after[row])
+            rank = table.item(row, 0) or QTableWidgetItem()
+            r0, r1 = self._ranks[token_id]
+            rank.setText(f"{r0} → {r1}" if r0 != r1 else str(r0))
+            rank.setToolTip(self.tr("place in the plain model's list → in the intervened "
+                                    "model's"))
+            rank.setForeground(quiet)
+            rank.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if table.item(row, 0) is None:
+                table.setItem(row, 0, rank)
+            self._token_item(row, self._change_pieces[token_id], mono)
+            self._bar(row, 2, p0)
+            self._bar(row, 3, p1)
+            delta = table.item(row, 4) or QTableWidgetItem()
+            delta.setText(_change(p1 - p0))
+            delta.setForeground(RISE if p1 > p0 else FALL if p1 < p0 else quiet)
+            delta.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            delta.setToolTip(f"Δp = {p1 - p0:+.12g}")
+            if table.item(row, 4) is None:
+                table.setItem(row, 4, delta)
+        table.resizeRowsToContents()
+
     def _fill_table(self) -> None:
+        self._set_columns([self.tr("#"), self.tr("token"), self.tr("probability")])
         table = self.table
         if table.rowCount() != len(self.shown):
             table.setRowCount(len(self.shown))
@@ -218,31 +364,20 @@ class NextTokenPanel(LensPanel):
             rank.setText(str(row + 1))
             rank.setForeground(quiet)
             rank.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            token = table.item(row, 1) or QTableWidgetItem()
-            token.setText(piece.text)
-            font = QFont(mono)
-            font.setItalic(piece.special)
-            token.setFont(font)
-            token.setBackground(SPECIAL_TINT if piece.special else QColor(0, 0, 0, 0))
-            tip = self.tr("id %1 · stored as %2").replace("%1", str(piece.token_id)).replace(
-                "%2", repr(piece.raw))
-            if piece.special:
-                tip += " · " + self.tr("special token")
-            token.setToolTip(tip)
-            for column, item in ((0, rank), (1, token)):
-                if table.item(row, column) is None:
-                    table.setItem(row, column, item)
-            bar = table.cellWidget(row, 2)
-            if not isinstance(bar, QProgressBar):
-                bar = QProgressBar()
-                bar.setRange(0, 1000)
-                bar.setTextVisible(True)
-                bar.setAlignment(Qt.AlignmentFlag.AlignCenter)
-                table.setCellWidget(row, 2, bar)
-            bar.setValue(round(float(p) * 1000))
-            bar.setFormat(_percent(float(p)))
-            bar.setToolTip(f"p = {float(p):.12g}")
+            rank.setToolTip("")
+            if table.item(row, 0) is None:
+                table.setItem(row, 0, rank)
+            self._token_item(row, piece, mono)
+            self._bar(row, 2, float(p))
         table.resizeRowsToContents()
+
+
+def _change(delta: float) -> str:
+    """A change of probability in percentage points, signed ("+12.3 %", "−0.04 %")."""
+    if delta == 0.0:
+        return "0 %"
+    sign = "+" if delta > 0 else "−"
+    return sign + _percent(abs(delta))
 
 
 def _percent(p: float) -> str:

@@ -1643,6 +1643,14 @@ after attn.</source>
         <translation>神经元 %1 关闭</translation>
     </message>
     <message>
+        <source>in every layer</source>
+        <translation>在每一层</translation>
+    </message>
+    <message>
+        <source>in layer %1</source>
+        <translation>在第 %1 层</translation>
+    </message>
+    <message>
         <source>INTERVENED: %1</source>
         <translation>已干预：%1</translation>
     </message>
@@ -1712,6 +1720,34 @@ after attn.</source>
     <message>
         <source>Every change is one undo step (Ctrl+Z). The causality panel compares the intervened layer with the plain one; every panel carries a red INTERVENED badge.</source>
         <translation>每次改动都是一个撤销步骤（Ctrl+Z）。因果面板把干预后的层与原始层对比；每个面板都带有红色的“已干预”标记。</translation>
+    </message>
+    <message>
+        <source>Where:</source>
+        <translation>作用于：</translation>
+    </message>
+    <message>
+        <source>With a model: switch the same parts off in the layer on show only, or in every layer at once (one head index in all layers, say)</source>
+        <translation>打开模型时：只在当前显示的层中关闭这些部分，或在每一层同时关闭（例如所有层中同一个头编号）</translation>
+    </message>
+    <message>
+        <source>this layer (%1)</source>
+        <translation>本层（第 %1 层）</translation>
+    </message>
+    <message>
+        <source>this layer</source>
+        <translation>本层</translation>
+    </message>
+    <message>
+        <source>every layer (%1 layers)</source>
+        <translation>每一层（共 %1 层）</translation>
+    </message>
+    <message>
+        <source>every layer</source>
+        <translation>每一层</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Switched off in every layer&lt;/b&gt;</source>
+        <translation>&lt;b&gt;在每一层中关闭的部分&lt;/b&gt;</translation>
     </message>
     <message>
         <source>Undo</source>
@@ -1799,14 +1835,6 @@ after attn.</source>
     <message>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
-    </message>
-    <message>
-        <source>&amp;Undo text edit</source>
-        <translation>撤销文本修改(&amp;U)</translation>
-    </message>
-    <message>
-        <source>&amp;Redo text edit</source>
-        <translation>重做文本修改(&amp;R)</translation>
     </message>
     <message>
         <source>Go to the &amp;text field</source>
@@ -1929,6 +1957,42 @@ after attn.</source>
         <translation>导览</translation>
     </message>
     <message>
+        <source>Nothing to redo</source>
+        <translation>没有可重做的操作</translation>
+    </message>
+    <message>
+        <source>Nothing to undo</source>
+        <translation>没有可撤销的操作</translation>
+    </message>
+    <message>
+        <source>Redo the text edit: “%1”</source>
+        <translation>重做文本修改：“%1”</translation>
+    </message>
+    <message>
+        <source>Undo the text edit: back to “%1”</source>
+        <translation>撤销文本修改：回到“%1”</translation>
+    </message>
+    <message>
+        <source>the plain layer</source>
+        <translation>未干预的层</translation>
+    </message>
+    <message>
+        <source>Redo the intervention change: %1</source>
+        <translation>重做干预修改：%1</translation>
+    </message>
+    <message>
+        <source>Undo the intervention change: back to %1</source>
+        <translation>撤销干预修改：回到 %1</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
         <source>no tokens</source>
         <translation>没有词元</translation>
     </message>
@@ -2037,6 +2101,10 @@ after attn.</source>
     <message>
         <source>the file has changed since the session was saved</source>
         <translation>保存会话之后该文件已被修改</translation>
+    </message>
+    <message>
+        <source>The session&apos;s intervention was not applied: %1</source>
+        <translation>会话中的干预没有应用：%1</translation>
     </message>
     <message>
         <source>The session&apos;s weights (%1, layer %2) could not be loaded: %3. It runs on random weights of the same shape instead.</source>
@@ -2187,6 +2255,30 @@ after attn.</source>
     <message>
         <source>T = 1 (the model)</source>
         <translation>T = 1（模型本身）</translation>
+    </message>
+    <message>
+        <source>rank</source>
+        <translation>名次</translation>
+    </message>
+    <message>
+        <source>plain model</source>
+        <translation>未干预的模型</translation>
+    </message>
+    <message>
+        <source>intervened</source>
+        <translation>干预后</translation>
+    </message>
+    <message>
+        <source>change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>The plain model and the intervened one (%1) on the same text: the tokens of both top %2, the largest change first.</source>
+        <translation>同一段文本上未干预的模型与干预后的模型（%1）：两者前 %2 名词元的并集，变化最大的排在最前。</translation>
+    </message>
+    <message>
+        <source>place in the plain model&apos;s list → in the intervened model&apos;s</source>
+        <translation>在未干预模型列表中的名次 → 在干预后模型列表中的名次</translation>
     </message>
     <message>
         <source>#</source>
@@ -2586,6 +2678,10 @@ Type a sentence above to compute the layer.</translation>
         <translation>其模型文件夹或层号无效</translation>
     </message>
     <message>
+        <source>its intervention&apos;s layers are %1; only “all” is known</source>
+        <translation>其干预的层为 %1；只支持“all”</translation>
+    </message>
+    <message>
         <source>its intervention is invalid: %1</source>
         <translation>其中的干预无效：%1</translation>
     </message>
@@ -2880,8 +2976,16 @@ Type a sentence above to compute the layer.</translation>
         <translation>贯穿深度</translation>
     </message>
     <message>
+        <source>‖u‖ of every token after each layer (the intervened run)</source>
+        <translation>每层之后每个词元的 ‖u‖（干预后的运行）</translation>
+    </message>
+    <message>
         <source>‖u‖ of every token after each layer</source>
         <translation>每层之后每个词元的 ‖u‖</translation>
+    </message>
+    <message>
+        <source>Logit lens, plain model → intervened: the last token after each layer</source>
+        <translation>Logit lens，未干预 → 干预后：每层之后的最后一个词元</translation>
     </message>
     <message>
         <source>Logit lens: the last token&apos;s top %1 after each layer</source>
@@ -2914,6 +3018,38 @@ Type a sentence above to compute the layer.</translation>
     <message>
         <source>id %1 · stored as %2</source>
         <translation>id %1 · 存储为 %2</translation>
+    </message>
+    <message>
+        <source>plain: top 1</source>
+        <translation>未干预：第 1 名</translation>
+    </message>
+    <message>
+        <source>intervened: top 1</source>
+        <translation>干预后：第 1 名</translation>
+    </message>
+    <message>
+        <source>p(plain top 1)</source>
+        <translation>p(未干预第 1 名)</translation>
+    </message>
+    <message>
+        <source>‖u‖ plain</source>
+        <translation>‖u‖ 未干预</translation>
+    </message>
+    <message>
+        <source>‖u‖ intervened</source>
+        <translation>‖u‖ 干预后</translation>
+    </message>
+    <message>
+        <source>The same bits in both runs: the intervention has not acted yet</source>
+        <translation>两次运行逐位相同：干预尚未起作用</translation>
+    </message>
+    <message>
+        <source>Only the embeddings are the same in both runs: the intervention acts from layer %1 on.</source>
+        <translation>两次运行只有嵌入相同：干预从第 %1 层起作用。</translation>
+    </message>
+    <message>
+        <source>From the embeddings to the output of layer %1 the two runs are the same bits (grey): the intervention acts from layer %2 on.</source>
+        <translation>从嵌入到第 %1 层的输出，两次运行逐位相同（灰色）：干预从第 %2 层起作用。</translation>
     </message>
 </context>
 <context>
