@@ -36,7 +36,7 @@ from app.menus import (
     shortcut_rows,
 )
 from app.model_open import ModelController
-from app.panels.base import Panel
+from app.panels.base import Panel, intervention_text
 from app.settings import open_settings, settings_dir
 from app.state import AppState
 from app.status import Message, StatusBar
@@ -45,6 +45,7 @@ from app.tour_driver import TourDriver
 from app.widgets.highlight import HighlightFrame
 from app.widgets.shortcuts_sheet import ShortcutsSheet
 from app.widgets.token_editor import DEFAULT_TEXT, TokenEditor
+from engine import Intervention
 
 __all__ = ["KeyGuard", "MainWindow", "open_settings", "settings_dir"]
 
@@ -148,6 +149,7 @@ class MainWindow(QMainWindow):
         state.result_changed.connect(self._on_result_changed)
         state.error_changed.connect(self._on_error_changed)
         state.model_changed.connect(self._on_model_changed)
+        state.intervention_dropped.connect(self._on_intervention_dropped)
         state.text_restored.connect(self._on_text_restored)
         state.history_changed.connect(self._update_history_actions)
         state.palette_changed.connect(self._on_palette_changed)
@@ -279,6 +281,11 @@ class MainWindow(QMainWindow):
         self.status.show_error(message)
         if message:  # no result is coming for this text: a tour sentence goes in now
             self.tour_driver.apply_pending_text(now=True)
+
+    def _on_intervention_dropped(self, iv: Intervention) -> None:
+        self.show_message(lambda: self.tr("Interventions cleared (%1): the new layer does not "
+                                          "have every part they name")
+                          .replace("%1", intervention_text(iv)), 8000)
 
     def _on_model_changed(self) -> None:
         self.random_weights_action.setEnabled(self.state.weights_source is not None)

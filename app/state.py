@@ -40,7 +40,7 @@ from app.state_parts import (  # noqa: F401  (re-exported: app.state names them)
     WeightsSource,
     same_weights,
 )
-from engine import STEP_NAMES, Intervention, LayerWeights, Qwen3Config, StepInfo
+from engine import STEP_NAMES, EngineError, Intervention, LayerWeights, Qwen3Config, StepInfo
 from engine.continuous import Convergence
 from engine.intervention import BRANCHES, Part
 from engine.layer import Step
@@ -83,6 +83,10 @@ class AppState(QObject):
     tokens_changed = Signal()
     #: The intervention changed (an ``engine.Intervention`` or None); a recompute is on its way.
     intervention_changed = Signal(object)
+    #: The layer changed under an intervention that names parts it does not have (a toy
+    #: head 3 on a model with 16 is fine; neuron 40 of a model on the toy's 32 is not): it was
+    #: cleared; the argument is the intervention that was on.
+    intervention_dropped = Signal(object)
 
     def __init__(self, bridge: EngineBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -164,6 +168,7 @@ class AppState(QObject):
         """Show ``model``'s layer ``layer`` on its own tokens; the toy layer is kept to go
         back to. A layer outside 0…N−1 raises ValueError and changes nothing."""
         self.inputs.open_model(model, layer)
+        self._fit_intervention()
         self.results.pinned = None
         self.tokens_changed.emit()
         self.model_changed.emit()
@@ -176,6 +181,7 @@ class AppState(QObject):
         layer = min(max(int(layer), 0), model.num_layers - 1)
         if layer != self.inputs.model_layer:
             self.inputs.set_model_layer(layer)
+            self._fit_intervention()
             self.model_changed.emit()
             self._submit()
 
@@ -183,6 +189,7 @@ class AppState(QObject):
         """Back to the toy layer (as it was before the model was opened)."""
         if self.inputs.model is not None:
             self.inputs.close_model()
+            self._fit_intervention()
             self.results.pinned = None
             self.tokens_changed.emit()
             self.model_changed.emit()
@@ -370,6 +377,20 @@ class AppState(QObject):
         self.set_intervention(Intervention(zero_heads=tuple(heads), head_scale=scales,
                                            zero_neurons=tuple(neurons), skip=tuple(skipped)))
 
+    def _fit_intervention(self) -> None:
+        """After the layer changed: an intervention naming a head or neuron the new layer does
+        not have is cleared (every compute would otherwise end in the same error), and said.
+        Not an undo step: the layer change that caused it is not one either."""
+        iv = self.inputs.intervention
+        if iv is None:
+            return
+        try:
+            iv.check(self.inputs.config)
+        except EngineError:
+            self.inputs.intervention = None
+            self.intervention_changed.emit(None)
+            self.intervention_dropped.emit(iv)
+
     def clear_intervention(self) -> None:
         """Back to the plain layer (one undo step)."""
         self.set_intervention(None)
@@ -407,6 +428,7 @@ class AppState(QObject):
         from ``source``, when they came from a file)."""
         had_model = self.inputs.model is not None
         self.inputs.set_model(config, seed, weights, source)
+        self._fit_intervention()
         self.results.pinned = None
         if had_model:
             self.tokens_changed.emit()

@@ -204,3 +204,24 @@ def test_reading_a_sessions_intervention_layers_and_ranges():
     # no layers field: the shown layer (and every session written before it existed)
     plain = sessions.parse_session(dict(base, intervention={"zero_heads": [1]}))
     assert plain.intervene_layers is None and "layers" not in plain.to_dict()["intervention"]
+
+
+def test_closing_the_model_clears_an_intervention_the_toy_layer_cannot_run(make_window, qtbot):
+    window = make_window(text=TEXT)
+    _open(window, qtbot)
+    state = window.state
+    state.toggle_neuron(40)  # the model's layer has 64 neurons, the toy layer 32
+    _settled(qtbot, window, lambda r: r.model_run.intervened_layers == (1,))
+    dropped = []
+    state.intervention_dropped.connect(dropped.append)
+    state.close_model()
+    assert state.intervention is None and dropped == [Intervention(zero_neurons=(40,))]
+    # the toy layer computes (no error on every keystroke after) and the person is told
+    qtbot.waitUntil(lambda: state.result is not None and state.result.model_run is None
+                    and state.result.ok, timeout=5000)
+    assert state.error == ""
+    assert "Interventions cleared" in window.statusBar().currentMessage()
+    # one that the new layer has is kept
+    state.toggle_neuron(3)
+    _open(window, qtbot)
+    assert state.intervention == Intervention(zero_neurons=(3,))

@@ -2067,6 +2067,10 @@ after attn.</source>
         <translation>把它的精确数值复制到剪贴板</translation>
     </message>
     <message>
+        <source>Interventions cleared (%1): the new layer does not have every part they name</source>
+        <translation>干预已清除（%1）：新的层没有其中提到的全部部件</translation>
+    </message>
+    <message>
         <source>The last token is part of a character: bytes %1 wait for the next token (the ids stay what the model produced)</source>
         <translation>最后一个词元只是一个字符的一部分：字节 %1 等待下一个词元（编号保持模型生成的样子）</translation>
     </message>
