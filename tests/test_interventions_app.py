@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtWidgets import QWidget
 
 from app.compute import Request, compare_with_plain, compute
 from app.state import Snapshot, TextHistory
@@ -118,6 +120,14 @@ def test_every_panel_carries_the_badge_and_clear_takes_it_away(make_window, qtbo
         assert "INTERVENED" in badge.text() and "attention skipped" in badge.text()
         # in the panel's own picture (a screenshot of the dock shows it)
         assert badge.geometry().intersects(panel.rect())
+        # in a strip of its own: no control or plot of the panel lies under it (over the
+        # body, it hid the attention panel's head box and "off" button)
+        for child in panel.findChildren(QWidget):
+            if child is badge or not child.isVisible() or badge.isAncestorOf(child):
+                continue
+            where = QRect(child.mapTo(panel, QPoint(0, 0)), child.size())
+            assert not where.intersects(badge.geometry()) or child.isAncestorOf(badge), (
+                type(panel).__name__, child.objectName() or type(child).__name__)
     shot = window.panels["heatmapDock"].grab().toImage()
     red = shot.pixelColor(shot.width() - 4, 4)  # the badge sits in the top right corner
     assert (red.red(), red.green(), red.blue()) == (0xc6, 0x28, 0x28)

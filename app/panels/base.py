@@ -103,8 +103,9 @@ class Panel(QWidget):
         self._stack.addWidget(self._empty)
         #: the selection as the panel last drew or was told of it (field -> value)
         self._shown_selection: dict[str, object] = {}
-        #: the INTERVENED badge: over the panel's top right corner (outside its layouts, so
-        #: showing it moves nothing), shown whenever the result drawn ran under an intervention
+        #: the INTERVENED badge, shown whenever the result drawn ran under an intervention: in
+        #: a strip of its own above the body (over it, it hid the controls of the top right
+        #: corner: the attention panel's head box and its "off" button)
         self.intervention_badge = QLabel(self)
         self.intervention_badge.setObjectName("interventionBadge")
         self.intervention_badge.setStyleSheet(BADGE_STYLE)
@@ -126,14 +127,15 @@ class Panel(QWidget):
         badge = self.intervention_badge
         if not text:
             badge.hide()
+            self.setContentsMargins(0, 0, 0, 0)
             return
         badge.setText(text)
         badge.setToolTip(text)
         badge.adjustSize()
         badge.resize(min(badge.sizeHint().width(), max(self.width(), 1)),
                      badge.sizeHint().height())
-        # top right: the panels' controls start at the left, so the badge hides the least
         badge.move(max(self.width() - badge.width(), 0), 0)
+        self.setContentsMargins(0, badge.height(), 0, 0)
         badge.raise_()
         badge.show()
 
