@@ -144,3 +144,57 @@ def test_a_large_models_logit_lens_runs_on_the_worker_and_the_newest_wins(widget
     widget._lens_ready.emit((tiny, first.model_run), stale)
     qtbot.wait(50)
     assert np.array_equal(widget.lens.probs, expected.probs)
+
+
+class _DeletedSignal:
+    """Stands in for the panel's ``_lens_ready`` as PySide presented it once the panel was
+    gone (model_gui_bench at exit): emitting raised a TypeError in the worker thread."""
+
+    def __init__(self) -> None:
+        self.emitted = 0
+
+    def connect(self, _slot) -> None:
+        pass
+
+    def emit(self, *args) -> None:
+        self.emitted += 1
+        raise TypeError(f"only accepts 0 argument(s), {len(args)} given!")
+
+
+def test_a_lens_finishing_after_the_panel_is_gone_is_dropped_quietly(tiny, qtbot, monkeypatch):
+    """The lens worker may finish after its panel was deleted (the window closing while a
+    large model's lens runs): its result is dropped without an emit, and the worker thread
+    raises nothing."""
+    import threading
+
+    import shiboken6
+
+    import app.panels.through_depth as module
+
+    monkeypatch.setattr(module, "SYNC_WORK", 0)  # every model counts as large
+    started, release = threading.Event(), threading.Event()
+    real = module.logit_lens
+
+    def slow_lens(model, run, top):
+        started.set()
+        release.wait(10)
+        return real(model, run, top=top)
+
+    monkeypatch.setattr(module, "logit_lens", slow_lens)
+    signal = _DeletedSignal()
+    monkeypatch.setattr(module.ThroughDepthPanel, "_lens_ready", signal)
+    errors = []
+    monkeypatch.setattr(threading, "excepthook", errors.append)
+    panel = ThroughDepthPanel(AppState(EngineBridge(sync=True)))
+    panel.resize(900, 700)
+    panel.show()
+    qtbot.waitExposed(panel)
+    deliver(panel.state, model_result(tiny))
+    worker = panel._worker
+    assert worker is not None and started.wait(10)
+    shiboken6.delete(panel)  # the panel goes while its lens runs
+    release.set()
+    worker.join(10)
+    assert not worker.alive()
+    assert [f"{e.exc_type.__name__}: {e.exc_value}" for e in errors] == []
+    assert signal.emitted == 0
