@@ -398,6 +398,12 @@ def compute(request: Request) -> Result:
                                         cache=request.model_cache, intervention=iv)
             trace = run.trace
             x = run.residual[request.model_layer]  # the shown layer's input (the plain one's)
+            if not request.causal:
+                # the mask toggle with a real model: the shown layer alone runs without the
+                # mask, on its real input (the causal model's residual[k]); the model's later
+                # layers, its logits and the KV cache stay the causal model's (run)
+                trace = engine.run_layer(x, request.weights, request.config, causal=False,
+                                         reuse=base, intervention=iv)
         else:
             tokens = (request.tokens if request.tokens is not None
                       else tuple(engine.tokenize(request.text)))
