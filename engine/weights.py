@@ -55,7 +55,8 @@ STACKS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _as_float64(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+def _checked(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as an array of real numbers of ``shape`` (not yet copied or widened)."""
     if hasattr(value, "detach"):  # a torch tensor: no torch import needed here
         value = value.detach().cpu().double().numpy()
     array = as_array(value, name)
@@ -63,11 +64,14 @@ def _as_float64(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
         raise EngineError("weight_dtype", name=name, dtype=array.dtype)
     if array.shape != shape:
         raise EngineError("shape_expected", name=name, expected=shape, shape=array.shape)
-    array = np.array(array, dtype=np.float64, order="C")  # always our own copy
-    if not np.isfinite(array).all():
-        raise EngineError("weight_nan", name=name)
-    array.setflags(write=False)
     return array
+
+
+def _max_abs(array: np.ndarray) -> float:
+    """``max |array|`` (NaN if any entry is NaN, inf if any is infinite; 0 for no entries)."""
+    if not array.size:
+        return 0.0
+    return float(max(np.maximum.reduce(array, axis=None), -np.minimum.reduce(array, axis=None)))
 
 
 def _check_mapping(tensors: object) -> None:
@@ -92,22 +96,37 @@ class LayerWeights(Mapping[str, np.ndarray]):
         if extra:
             raise EngineError("weights_unexpected", names=", ".join(extra))
         self._config = config
-        self._tensors = {n: _as_float64(n, tensors[n], s) for n, s in shapes.items()}
+        arrays = {n: _checked(n, tensors[n], s) for n, s in shapes.items()}  # HF's order
         # q/k/v (and gate/up) become row blocks of one read-only buffer, each name a C-contiguous
         # view of its block: the layer then runs one BLAS call for all three instead of three,
         # which matters most when other work holds a core (every multithreaded call waits for
-        # its slowest thread), at no extra memory.
-        self._max_abs: dict[str, float] = {}
+        # its slowest thread), at no extra memory. Each tensor is widened straight into its
+        # block (no second copy: Qwen3-0.6B opens ~0.3 s of CPU sooner).
+        owned: dict[str, np.ndarray] = {}
         self._stacks: dict[str, np.ndarray] = {}
         for stack, names in STACKS.items():
-            block = np.concatenate([self._tensors[n] for n in names])
-            block.setflags(write=False)
+            block = np.empty((sum(shapes[n][0] for n in names), shapes[names[0]][1]))
             start = 0
             for n in names:
                 rows = shapes[n][0]
-                self._tensors[n] = block[start:start + rows]
+                owned[n] = block[start:start + rows]
+                owned[n][...] = arrays[n]
                 start += rows
             self._stacks[stack] = block
+        # max |w| of each tensor, read once here: it also finds NaN (max and min propagate it)
+        # and inf, instead of a separate isfinite pass, and run_layer's overflow bounds use it
+        self._max_abs: dict[str, float] = {}
+        self._tensors = {}
+        for n in shapes:
+            array = owned[n] if n in owned else np.array(arrays[n], dtype=np.float64, order="C")
+            top = _max_abs(array)
+            if not math.isfinite(top):
+                raise EngineError("weight_nan", name=n)
+            self._max_abs[n] = top
+            array.setflags(write=False)
+            self._tensors[n] = array
+        for block in self._stacks.values():
+            block.setflags(write=False)
         self._head_norms = np.concatenate([
             np.broadcast_to(self._tensors["self_attn.q_norm.weight"],
                             (config.num_attention_heads, config.head_dim)),
@@ -125,13 +144,7 @@ class LayerWeights(Mapping[str, np.ndarray]):
     def max_abs(self, name: str) -> float:
         """``max |w|`` of one tensor, computed once (the tensors are read-only): ``run_layer``
         bounds its matrix products with it instead of reading them back for overflow."""
-        value = self._max_abs.get(name)
-        if value is None:
-            array = self._tensors[name]
-            value = float(max(np.maximum.reduce(array, axis=None),
-                              -np.minimum.reduce(array, axis=None))) if array.size else 0.0
-            self._max_abs[name] = value
-        return value
+        return self._max_abs[name]
 
     def stacked(self, stack: str) -> np.ndarray:
         """``[sum of out, in]``: the tensors of ``STACKS[stack]`` row-stacked, HF layout.
