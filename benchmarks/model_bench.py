@@ -15,7 +15,9 @@ subprocess so peak memory is each one's own:
   (``logits_to_keep=1``, no_grad, no cache), peak RSS;
 - the floor under ``full_ratio``: the layers' matrix products alone, numpy (OpenBLAS) against
   torch (HF's float64 products) on the same memory (``floor_matmul_ratio_cpu_T*``), and the
-  transposed ``[in, out]`` weight layout against the stored one (``layout_nn_over_nt_cpu_T*``).
+  transposed ``[in, out]`` weight layout against the stored one (``layout_nn_over_nt_cpu_T*``)
+  and the stored matrices' 4 kB pages against numpy's memory (huge pages where the kernel gives
+  them, ``numpy_pages_over_stored_cpu_T*``).
 
 Both run as the app runs the engine: ``OPENBLAS_NUM_THREADS=1`` (and torch on one thread, to
 match). Times are medians over repeats, with the fastest run too. The last line is JSON.
@@ -288,17 +290,21 @@ def child_floor(folder: Path, repeats: int) -> dict:
                 cpu = time.process_time()
                 call(arg)
                 out[f"{name}_cpu_T{t}"].append(time.process_time() - cpu)
-    # the transposed layout: a copy of each matrix made one layer at a time (never two
-    # copies of the model), timed against the stored layout on the same layer
-    layerwise = {f"numpy_{kind}_layerwise_cpu_T{t}": 0.0 for kind in ("NT", "NN")
-                 for t in (16, 64)}
+    # layouts and pages, one layer at a time (never two copies of the model): the stored
+    # matrices (the loader's 4 kB pages, engine.model._small_pages) against fresh copies in
+    # numpy's own memory (2 MB transparent huge pages where the kernel gives them: fewer TLB
+    # misses while streaming) in the same layout ("NT", x @ W.T) and transposed ("NN",
+    # x @ Wt); the copies are made the same way, so NN / NT compares layouts alone
+    kinds = ("stored", "NT", "NN")
+    layerwise = {f"numpy_{kind}_layerwise_cpu_T{t}": 0.0 for kind in kinds for t in (16, 64)}
     for layer in mats:
+        same = [np.array(m, order="C") for m in layer]
         transposed = [np.ascontiguousarray(m.T) for m in layer]
         for t in (16, 64):
             x = np.random.default_rng(t).standard_normal((t, model.layer_config.hidden_size))
             for _ in range(repeats):
-                for kind, call, weights in (("NT", layer_nt, layer), ("NN", layer_nn,
-                                                                      transposed)):
+                for kind, call, weights in (("stored", layer_nt, layer), ("NT", layer_nt, same),
+                                            ("NN", layer_nn, transposed)):
                     cpu = time.process_time()
                     call(x, *weights)
                     layerwise[f"numpy_{kind}_layerwise_cpu_T{t}"] += (
@@ -398,6 +404,9 @@ def main() -> None:
                 np.min(floor[f"numpy_NT_cpu_T{t}"]) / np.min(floor[f"torch_cpu_T{t}"]))
             figures[f"layout_nn_over_nt_cpu_T{t}"] = (
                 floor[f"numpy_NN_layerwise_cpu_T{t}"] / floor[f"numpy_NT_layerwise_cpu_T{t}"])
+            figures[f"numpy_pages_over_stored_cpu_T{t}"] = (
+                floor[f"numpy_NT_layerwise_cpu_T{t}"]
+                / floor[f"numpy_stored_layerwise_cpu_T{t}"])
         figures["hf_peak_rss_mb"] = hf["peak_rss_mb"]
         figures["hf_attn"] = hf["attn"]
     print(json.dumps(figures))
