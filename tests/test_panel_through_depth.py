@@ -173,14 +173,19 @@ def test_a_lens_finishing_after_the_panel_is_gone_is_dropped_quietly(tiny, qtbot
 
     monkeypatch.setattr(module, "SYNC_WORK", 0)  # every model counts as large
     started, release = threading.Event(), threading.Event()
-    real = module.logit_lens
 
-    def slow_lens(model, run, top):
-        started.set()
-        release.wait(10)
-        return real(model, run, top=top)
+    class GatedWorker(module.LatestWinsWorker):
+        """The panel's worker, holding each request until the test releases it."""
 
-    monkeypatch.setattr(module, "logit_lens", slow_lens)
+        def __init__(self, work, name="dualview-test"):
+            def gated(request):
+                started.set()
+                release.wait(10)
+                work(request)
+
+            super().__init__(gated, name)
+
+    monkeypatch.setattr(module, "LatestWinsWorker", GatedWorker)
     signal = _DeletedSignal()
     monkeypatch.setattr(module.ThroughDepthPanel, "_lens_ready", signal)
     errors = []
