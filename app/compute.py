@@ -398,12 +398,6 @@ def compute(request: Request) -> Result:
                                         cache=request.model_cache, intervention=iv)
             trace = run.trace
             x = run.residual[request.model_layer]  # the shown layer's input (the plain one's)
-            if not request.causal:
-                # the mask toggle with a real model: the shown layer alone runs without the
-                # mask, on its real input (the causal model's residual[k]); the model's later
-                # layers, its logits and the KV cache stay the causal model's (run)
-                trace = engine.run_layer(x, request.weights, request.config, causal=False,
-                                         reuse=base, intervention=iv)
         else:
             tokens = (request.tokens if request.tokens is not None
                       else tuple(engine.tokenize(request.text)))
@@ -412,6 +406,12 @@ def compute(request: Request) -> Result:
             # masked scores kept their bits are reused (the same numbers, found faster)
             trace = engine.run_layer(x, request.weights, request.config,
                                      causal=request.causal, reuse=base, intervention=iv)
+        if run is not None and not request.causal:
+            # the mask toggle with a real model: the shown layer alone runs without the mask,
+            # on its real input (the causal model's residual[k]); the model's other layers,
+            # its logits and the KV cache stay the causal model's (run)
+            trace = engine.run_layer(x, request.weights, request.config, causal=False,
+                                     reuse=base, intervention=iv)
         levels = StepLevels(trace)
         depth = depth_states(trace)
         norms = np.linalg.norm(depth.states, axis=-1)  # [3, T]
