@@ -47,8 +47,8 @@ def weight_shapes(config: Qwen3Config) -> dict[str, tuple[int, ...]]:
 
 WEIGHT_NAMES: tuple[str, ...] = tuple(weight_shapes(Qwen3Config()))
 
-#: Projections that read the same input, stored row-stacked in one buffer (see
-#: :meth:`LayerWeights.stacked`): one matrix product then computes them all.
+#: Projections that read the same input, row-stacked in HF's layout and stored (transposed) in
+#: one buffer (see :meth:`LayerWeights.stacked`): one matrix product then computes them all.
 STACKS: dict[str, tuple[str, ...]] = {
     "qkv": ("self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight"),
     "gate_up": ("mlp.gate_proj.weight", "mlp.up_proj.weight"),
