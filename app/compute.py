@@ -412,6 +412,12 @@ def compute(request: Request) -> Result:
             # masked scores kept their bits are reused (the same numbers, found faster)
             trace = engine.run_layer(x, request.weights, request.config,
                                      causal=request.causal, reuse=base, intervention=iv)
+        if run is not None and not request.causal:
+            # the mask toggle with a real model: the shown layer alone runs without the mask,
+            # on its real input (the causal model's residual[k]); the model's other layers,
+            # its logits and the KV cache stay the causal model's (run)
+            trace = engine.run_layer(x, request.weights, request.config, causal=False,
+                                     reuse=base, intervention=iv)
         levels = StepLevels(trace)
         depth = depth_states(trace)
         norms = np.linalg.norm(depth.states, axis=-1)  # [3, T]

@@ -462,8 +462,9 @@ class AppState(QObject):
             self.result_changed.emit(None)
             return
         model = inputs.model
-        # a real model is causal: its layer runs under the mask whatever the toggle says
-        causal = inputs.causal or model is not None
+        # with a real model the toggle concerns the shown layer alone (app.compute): the
+        # model itself always runs causal, as it was trained
+        causal = inputs.causal
         baseline = self._baselines_for(inputs.tokens, causal)
         shown = results.result
         same_model = shown is not None and model is not None and shown.model is model

@@ -103,6 +103,21 @@ class StatusBar(QObject):
             note = self.cache_note(result)
             if note:  # the KV cache's savings, in plain sight beside the time they bought
                 self.time.setText(self.time.text() + " · " + note)
+            note = self.mask_note(result)
+            if note:
+                self.time.setText(self.time.text() + " · " + note)
+
+    def mask_note(self, result: Result | None = None) -> str:
+        """With a real model and the causal mask switched off: what runs without it ("" with
+        the mask on, or on the toy layer)."""
+        result = self.state.result if result is None else result
+        if (result is None or result.model_run is None or result.trace is None
+                or result.trace.causal):
+            return ""
+        return translate("MainWindow", "Mask off: only layer %1 runs without the mask, on its "
+                                       "real input; the other layers and the next token are "
+                                       "the causal model's").replace(
+            "%1", str(result.model_run.layer))
 
     def cache_note(self, result: Result | None = None) -> str:
         """What the KV cache saved on a real model's last run ("" on the toy layer)."""

@@ -12,7 +12,12 @@ subprocess so peak memory is each one's own:
   (VmHWM) and how much of it is weights; an intervention on layer 20 from the plain run
   (``base=``, recomputing layers 20 .. 27 only) against a full forward, T = 16 and 64;
 - HF: ``Qwen3ForCausalLM.from_pretrained(..., dtype=torch.float64)``, forwards at T = 16 and 64
-  (``logits_to_keep=1``, no_grad, no cache), peak RSS.
+  (``logits_to_keep=1``, no_grad, no cache), peak RSS;
+- the floor under ``full_ratio``: the layers' matrix products alone, numpy (OpenBLAS) against
+  torch (HF's float64 products) on the same memory (``floor_matmul_ratio_cpu_T*``), and the
+  transposed ``[in, out]`` weight layout against the stored one (``layout_nn_over_nt_cpu_T*``)
+  and the stored matrices' 4 kB pages against numpy's memory (huge pages where the kernel gives
+  them, ``numpy_pages_over_stored_cpu_T*``).
 
 Both run as the app runs the engine: ``OPENBLAS_NUM_THREADS=1`` (and torch on one thread, to
 match). Times are medians over repeats, with the fastest run too. The last line is JSON.
@@ -233,6 +238,84 @@ def child_compare(folder: Path, repeats: int) -> dict:
     return out
 
 
+def child_floor(folder: Path, repeats: int) -> dict:
+    """The floor under the full-forward ratio: the 28 layers' four matrix products alone
+    (q/k/v stacked, o_proj, gate/up stacked, down_proj) on the engine's stored weights,
+    numpy's ``x @ W.T`` (OpenBLAS, as the engine calls it) against torch's ``F.linear`` (HF's
+    float64 products) on the very same memory, taking turns; then layouts and pages layer by
+    layer (below). CPU seconds (one thread each)."""
+    import torch
+
+    from engine.model import Qwen3Model
+
+    torch.set_num_threads(1)
+    model = Qwen3Model.load(folder)
+    width, ffn = model.layer_config.num_attention_heads * model.layer_config.head_dim, \
+        model.layer_config.intermediate_size
+    mats = [(w.stacked("qkv"), w["self_attn.o_proj.weight"], w.stacked("gate_up"),
+             w["mlp.down_proj.weight"]) for w in model.layers]
+    as_torch = [tuple(torch.from_numpy(m) for m in layer) for layer in mats]
+
+    def layer_nt(x: np.ndarray, qkv: np.ndarray, o: np.ndarray, gate_up: np.ndarray,
+                 down: np.ndarray) -> None:
+        (x @ qkv.T)[:, :width] @ o.T
+        (x @ gate_up.T)[:, :ffn] @ down.T
+
+    def layer_nn(x: np.ndarray, qkv: np.ndarray, o: np.ndarray, gate_up: np.ndarray,
+                 down: np.ndarray) -> None:  # the weights given as [in, out]
+        (x @ qkv)[:, :width] @ o
+        (x @ gate_up)[:, :ffn] @ down
+
+    def ours(x: np.ndarray) -> None:
+        for layer in mats:
+            layer_nt(x, *layer)
+
+    def theirs(x: torch.Tensor) -> None:
+        linear = torch.nn.functional.linear
+        with torch.no_grad():
+            for qkv, o, gate_up, down in as_torch:
+                linear(linear(x, qkv)[:, :width], o)
+                linear(linear(x, gate_up)[:, :ffn], down)
+
+    out: dict = {}
+    for t in (16, 64):
+        x = np.random.default_rng(t).standard_normal((t, model.layer_config.hidden_size))
+        runs = (("numpy_stored", ours, x), ("torch", theirs, torch.from_numpy(x)))
+        for name, call, arg in runs:
+            call(arg)
+            out[f"{name}_cpu_T{t}"] = []
+        for _ in range(repeats):
+            for name, call, arg in runs:
+                cpu = time.process_time()
+                call(arg)
+                out[f"{name}_cpu_T{t}"].append(time.process_time() - cpu)
+    # layouts and pages, one layer at a time (never two copies of the model): the stored
+    # matrices (the loader's 4 kB pages, engine.model._small_pages) against fresh copies in
+    # numpy's own memory (2 MB transparent huge pages where the kernel gives them: fewer TLB
+    # misses while streaming) in HF's layout ("NT", x @ W.T with W [out, in] C-ordered) and
+    # transposed ("NN", x @ Wt, Wt [in, out] C-ordered); the copies are made the same way,
+    # so NN / NT compares layouts alone, and the copy in the stored layout / the stored
+    # matrices the pages alone
+    kinds = ("stored", "NT", "NN")
+    layerwise = {f"numpy_{kind}_layerwise_cpu_T{t}": 0.0 for kind in kinds for t in (16, 64)}
+    for layer in mats:
+        same = [np.array(m, order="C") for m in layer]
+        transposed = [np.ascontiguousarray(m.T) for m in layer]
+        for t in (16, 64):
+            x = np.random.default_rng(t).standard_normal((t, model.layer_config.hidden_size))
+            for _ in range(repeats):
+                for kind, call, weights in (("stored", layer_nt, layer), ("NT", layer_nt, same),
+                                            ("NN", layer_nn, transposed)):
+                    cpu = time.process_time()
+                    call(x, *weights)
+                    layerwise[f"numpy_{kind}_layerwise_cpu_T{t}"] += (
+                        time.process_time() - cpu) / repeats
+    out.update(layerwise)
+    # the engine's own layout: HF's [out, in] C-ordered ("NT") or transposed ("NN")
+    out["stored_layout"] = "NT" if mats[0][0].flags.c_contiguous else "NN"
+    return out
+
+
 def run_child(kind: str, folder: Path, repeats: int) -> dict:
     result = subprocess.run([sys.executable, __file__, "--child", kind, "--folder", str(folder),
                              "--repeats", str(repeats)], capture_output=True, text=True,
@@ -247,13 +330,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/dualview_model_bench"))
-    parser.add_argument("--child", choices=["ours", "hf", "compare"])
+    parser.add_argument("--child", choices=["ours", "hf", "compare", "floor"])
     parser.add_argument("--folder", type=Path)
     parser.add_argument("--skip-hf", action="store_true")
     parser.add_argument("--openblas-coretype", help="OPENBLAS_CORETYPE for every run")
     args = parser.parse_args()
     if args.child:
-        run = {"ours": child_ours, "hf": child_hf, "compare": child_compare}[args.child]
+        run = {"ours": child_ours, "hf": child_hf, "compare": child_compare,
+               "floor": child_floor}[args.child]
         print(json.dumps(run(args.folder, args.repeats)))
         return
     folder = args.cache_dir / "qwen3-0.6b-random-bf16"
@@ -270,6 +354,8 @@ def main() -> None:
     print("hf:", json.dumps(hf), flush=True)
     both = None if args.skip_hf else run_child("compare", folder, args.repeats)
     print("compare:", json.dumps(both), flush=True)
+    floor = None if args.skip_hf else run_child("floor", folder, args.repeats)
+    print("floor:", json.dumps(floor), flush=True)
     print("load after:", os.getloadavg(), flush=True)
     counts = ("kv_rows", "iv_rows_T16", "iv_rows_T64")
     med = {k: float(np.median(v)) for k, v in ours.items() if isinstance(v, list)
@@ -311,6 +397,19 @@ def main() -> None:
                 figures[f"ours_{kind}T{t}_median_s"] = float(np.median(mine))
                 figures[f"hf_{kind}T{t}_median_s"] = float(np.median(theirs))
         figures["rss_ratio"] = ours["peak_rss_mb"] / hf["peak_rss_mb"]
+    if floor is not None:
+        # the matrix products alone: OpenBLAS (the engine's layout) / torch's float64 products,
+        # the floor under full_ratio; and the transposed ("NN") layout / the stored one
+        for t in (16, 64):
+            figures[f"floor_matmul_ratio_cpu_T{t}"] = float(
+                np.median(floor[f"numpy_stored_cpu_T{t}"]) / np.median(floor[f"torch_cpu_T{t}"]))
+            figures[f"floor_matmul_ratio_cpu_T{t}_fastest"] = float(
+                np.min(floor[f"numpy_stored_cpu_T{t}"]) / np.min(floor[f"torch_cpu_T{t}"]))
+            figures[f"layout_nn_over_nt_cpu_T{t}"] = (
+                floor[f"numpy_NN_layerwise_cpu_T{t}"] / floor[f"numpy_NT_layerwise_cpu_T{t}"])
+            figures[f"numpy_pages_over_stored_cpu_T{t}"] = (
+                floor[f"numpy_{floor['stored_layout']}_layerwise_cpu_T{t}"]
+                / floor[f"numpy_stored_layerwise_cpu_T{t}"])
         figures["hf_peak_rss_mb"] = hf["peak_rss_mb"]
         figures["hf_attn"] = hf["attn"]
     print(json.dumps(figures))

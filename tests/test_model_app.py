@@ -258,3 +258,42 @@ def test_opening_a_model_brings_its_next_token_and_depth_panels_forward(make_win
     for name in MODEL_DOCKS:
         qtbot.waitUntil(lambda name=name: window.docks[name].toggleViewAction().isChecked())
     qtbot.waitUntil(lambda: window.docks[MODEL_DOCKS[-1]].isVisible())
+
+
+def test_the_mask_toggle_runs_the_shown_layer_unmasked_on_its_real_input(make_window, qtbot):
+    """M with a real model open: the shown layer is computed without the causal mask on its
+    real input (the causal model's residual stream into it), the status bar says only that
+    layer runs unmasked, and the model itself (its states, logits and next token) stays
+    causal; M again brings the masked layer back."""
+    from engine import run_layer
+    from engine.steps import STEP_NAMES
+
+    window = make_window(text="The cat sat on")
+    _open(window, qtbot, layer=1)
+    state = window.state
+    model = state.model
+    masked = state.result
+    assert masked.trace.causal and window.status.mask_note() == ""
+
+    window.causal_action.trigger()  # M: the mask off
+    qtbot.waitUntil(lambda: not state.result.trace.causal, timeout=20000)
+    result = state.result
+    run = result.model_run
+    x = run.residual[1]
+    # the shown layer unmasked on its real input, the same bits as the engine gives
+    expected = run_layer(x, model.layers[1], model.layer_config, causal=False)
+    for name in STEP_NAMES:
+        np.testing.assert_array_equal(result.trace[name], expected[name])
+    # its first token now reads later ones (the mask would keep them at exactly 0)
+    assert (result.trace["attn_probs"][:, 0, 1:] > 0).all()
+    # the model is still the causal one: its states and its next token unchanged
+    assert run.trace.causal
+    np.testing.assert_array_equal(run.residual, masked.model_run.residual)
+    np.testing.assert_array_equal(run.logits, masked.model_run.logits)
+    note = window.status.mask_note()
+    assert "layer 1" in note and note in window.status.time.text()
+
+    window.causal_action.trigger()  # M again: masked
+    qtbot.waitUntil(lambda: state.result.trace.causal, timeout=20000)
+    np.testing.assert_array_equal(state.result.trace.output, state.result.model_run.residual[2])
+    assert window.status.mask_note() == ""

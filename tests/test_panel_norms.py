@@ -461,3 +461,15 @@ def test_the_compact_reading_keeps_every_number_a_hover_or_a_click_away(make_win
     panel.details_button.setChecked(False)
     qtbot.waitUntil(lambda: not panel.identity.isVisible())
     assert panel._scroll.verticalScrollBar().maximum() == 0
+
+
+def test_the_lines_of_a_long_vector_are_drawn_with_a_thin_pen(make_window):
+    """A real model's 1024 features are drawn as lines (bars up to 64): Qt strokes a 1.5 px
+    antialiased pen ~8x slower than a 1 px one, which held the window ~0.5 s per repaint
+    with Qwen3-0.6B open (benchmarks/model_gui_bench.py)."""
+    import pyqtgraph as pg
+
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["normDock"]
+    for key, line in panel.lines.items():
+        assert pg.mkPen(line.opts["pen"]).widthF() <= 1.0, key

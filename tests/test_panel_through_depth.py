@@ -224,3 +224,62 @@ def test_a_large_models_two_lenses_come_from_the_worker(widget, tiny, qtbot, mon
         assert np.array_equal(lens.probs, logit_lens(tiny, run, top=LENS_TOP).probs)
     assert widget.table.columnCount() == 5 and widget.same == 1
     assert "Only the embeddings" in widget.shift_note.text()
+
+
+class _DeletedSignal:
+    """Stands in for the panel's ``_lens_ready`` as PySide presented it once the panel was
+    gone (model_gui_bench at exit): emitting raised a TypeError in the worker thread."""
+
+    def __init__(self) -> None:
+        self.emitted = 0
+
+    def connect(self, _slot) -> None:
+        pass
+
+    def emit(self, *args) -> None:
+        self.emitted += 1
+        raise TypeError(f"only accepts 0 argument(s), {len(args)} given!")
+
+
+def test_a_lens_finishing_after_the_panel_is_gone_is_dropped_quietly(tiny, qtbot, monkeypatch):
+    """The lens worker may finish after its panel was deleted (the window closing while a
+    large model's lens runs): its result is dropped without an emit, and the worker thread
+    raises nothing."""
+    import threading
+
+    import shiboken6
+
+    import app.panels.through_depth as module
+
+    monkeypatch.setattr(module, "SYNC_WORK", 0)  # every model counts as large
+    started, release = threading.Event(), threading.Event()
+
+    class GatedWorker(module.LatestWinsWorker):
+        """The panel's worker, holding each request until the test releases it."""
+
+        def __init__(self, work, name="dualview-test"):
+            def gated(request):
+                started.set()
+                release.wait(10)
+                work(request)
+
+            super().__init__(gated, name)
+
+    monkeypatch.setattr(module, "LatestWinsWorker", GatedWorker)
+    signal = _DeletedSignal()
+    monkeypatch.setattr(module.ThroughDepthPanel, "_lens_ready", signal)
+    errors = []
+    monkeypatch.setattr(threading, "excepthook", errors.append)
+    panel = ThroughDepthPanel(AppState(EngineBridge(sync=True)))
+    panel.resize(900, 700)
+    panel.show()
+    qtbot.waitExposed(panel)
+    deliver(panel.state, model_result(tiny))
+    worker = panel._worker
+    assert worker is not None and started.wait(10)
+    shiboken6.delete(panel)  # the panel goes while its lens runs
+    release.set()
+    worker.join(10)
+    assert not worker.alive()
+    assert [f"{e.exc_type.__name__}: {e.exc_value}" for e in errors] == []
+    assert signal.emitted == 0

@@ -141,7 +141,9 @@ class NormComparePanel(Panel):
         for key, rgb in COLOURS.items():
             bar = pg.BarGraphItem(x=[], height=[], width=0.2, brush=QColor(*rgb),
                                   pen=pg.mkPen(QColor(*rgb).darker(130), width=0.5))
-            line = pg.PlotDataItem(pen=pg.mkPen(QColor(*rgb), width=1.5))
+            # 1 px: a line is drawn only for long vectors (a real model's 1024 features), where
+            # Qt strokes a wider antialiased pen ~8x slower (0.5 s a repaint, the window stalled)
+            line = pg.PlotDataItem(pen=pg.mkPen(QColor(*rgb), width=1))
             self.plot.addItem(bar)
             self.plot.addItem(line)
             self.bars[key], self.lines[key] = bar, line

@@ -20,8 +20,12 @@ tiny test checkpoints compute inline.
 
 from __future__ import annotations
 
+import sys
+import threading
+
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPen
 from PySide6.QtWidgets import (
@@ -116,6 +120,11 @@ class ThroughDepthPanel(LensPanel):
         self._shift: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._pieces: dict[int, ShownPiece] = {}
         self._worker: LatestWinsWorker | None = None
+        #: set when the panel is destroyed: a lens finishing later is dropped, not emitted
+        #: (its signal's object is gone; PySide raised a TypeError from the worker thread)
+        self._gone = threading.Event()
+        gone = self._gone
+        self.destroyed.connect(lambda: gone.set())
         #: logit lenses handed to the worker (large models), for tests
         self.worker_lenses = 0
         self._lens_ready.connect(self._on_lens_ready)
@@ -264,7 +273,8 @@ class ThroughDepthPanel(LensPanel):
         if self._worker is None:
             self._worker = LatestWinsWorker(self._run_lens, name="dualview-logit-lens")
             worker = self._worker
-            self.destroyed.connect(lambda: worker.stop(1.0))
+            # (no join: the UI does not wait for a lens in progress, which is dropped)
+            self.destroyed.connect(lambda: worker.stop(0.0))
         self.worker_lenses += 1
         self._worker.submit((model, run, plain, self._known_lens(run), self._known_lens(plain)))
 
@@ -273,10 +283,16 @@ class ThroughDepthPanel(LensPanel):
         """On the worker thread: no Qt object is touched but the queued signal."""
         model, run = request[:2]
         lens = lenses(model, *request[1:])
+        if self._gone.is_set():
+            return  # the panel was deleted while this lens ran
         try:
             self._lens_ready.emit((model, run), lens)
-        except RuntimeError:  # the panel was deleted while this lens ran
-            pass
+        except (RuntimeError, TypeError):
+            # deleted between the check and the emit, or the interpreter is exiting: PySide
+            # says so with a RuntimeError, or a TypeError for a signal of a deleted object
+            if not (self._gone.is_set() or sys.is_finalizing()
+                    or not shiboken6.isValid(self)):
+                raise
 
     def _on_lens_ready(self, request: tuple[Qwen3Model, ModelRun],
                        lens: tuple[LogitLens, LogitLens | None]) -> None:

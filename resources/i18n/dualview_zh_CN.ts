@@ -2015,6 +2015,10 @@ after attn.</source>
         <translation>计算中…</translation>
     </message>
     <message>
+        <source>Mask off: only layer %1 runs without the mask, on its real input; the other layers and the next token are the causal model&apos;s</source>
+        <translation>掩码已关闭：只有第 %1 层在其真实输入上不带掩码运行；其他各层和下一个词元仍是因果模型的结果</translation>
+    </message>
+    <message>
         <source>KV cache: reused %1 of %2 rows in %3 of %4 layers: %5 % of the rows not recomputed</source>
         <translation>KV 缓存：在 %4 层中的 %3 层复用了 %2 行中的 %1 行：%5 % 的行无需重新计算</translation>
     </message>
