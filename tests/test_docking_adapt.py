@@ -163,3 +163,17 @@ def test_the_tour_is_a_band_in_a_narrow_window_and_a_column_in_a_wide_one(
                     and not window.tour_panel.band)
     assert window.tour.running and window.tour_dock.isVisible()
     assert all(_on_screen_now(window, n) for n in SIX)  # 1920 - 360 px: room for all six
+
+
+def test_showing_raising_or_closing_a_dock_keeps_the_layout_automatic(make_window, qtbot):
+    """A tour stop or an opened model shows and raises docks, the person closes one: the
+    docks stay where the automatic layout put them, so it goes on adapting."""
+    window = make_window(sync=True, text="the cat sat")
+    lens = window.docks["lensConvergenceDock"]
+    lens.show()
+    lens.raise_()
+    window.docks["normDock"].close()
+    window.docks["normDock"].toggleViewAction().trigger()  # the View menu shows it again
+    window.docks["depthDock"].raise_()
+    QApplication.processEvents()
+    assert window.docking.automatic
