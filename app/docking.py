@@ -48,6 +48,10 @@ ARRANGEMENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "compact": ((0, 1), (26, 38, 36)),
     "stacked": ((0, 1, 2), (22, 40, 38)),
 }
+#: Presentation mode's column widths (one dock a column, the larger text): the causality
+#: panel's three views need a third of a 1280-px screen, the norm panel's table its stacked
+#: form below ~350 px anyway
+PRESENTATION_COLUMN_WIDTHS = (24, 40, 36)
 #: Room for the columns in text lines (width, height) below which the six docks are no longer
 #: all side by side: at 1366 x 768 (98 x 46 lines) or 1600 x 900 with the tour column (89 x 55)
 #: the depth panel's heatmap, the norm chart and the causality overview were squeezed to
@@ -364,6 +368,15 @@ class DockLayout(QObject):
                 window.tabifyDockWidget(docks[0], dock)
             if docks:
                 docks[0].raise_()
+        tops = [window.docks[names[0]] for names in DEFAULT_COLUMNS]
+        if self._arrangement_before[1] and all(
+                top.isVisible() and not top.isFloating() for top in tops):
+            # the automatic layout's widths were for the window's size before (a column of
+            # two docks, or one): presentation mode's own, whichever it was
+            tour = window.tour_dock.width() if self._tour_beside_columns() else 0
+            width, total = window.width() - tour, sum(PRESENTATION_COLUMN_WIDTHS)
+            window.resizeDocks(tops, [width * w // total for w in PRESENTATION_COLUMN_WIDTHS],
+                               Qt.Orientation.Horizontal)
 
     def _stack_columns_if_presenting(self) -> None:
         """The deferred :meth:`stack_columns` (skipped if presentation mode ended meanwhile)."""
