@@ -5,6 +5,13 @@ becomes a band across the window as tall as its text; it shows one dock per colu
 other as a tab behind it (a small screen also gets a smaller text scale), and widens columns
 whose tab titles would be cut.
 Leaving it restores the layout from before.
+
+Out of presentation mode the default layout follows the room the columns get (the window less
+a tour column beside them, in text lines so it follows the text size): three columns of two
+docks on a large screen; on a smaller one the left and middle columns show one dock each with
+the other as a tab behind it, and with little room every column does (:func:`arrangement_for`,
+with hysteresis). It adapts only while the layout is the automatic one: a dock the person
+moved or floated, or a layout they restored, is kept as it is until View ▸ Reset layout.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QObject, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QTabBar
 
@@ -25,9 +32,53 @@ from app.docks import (
     LAYOUT_VERSION,
 )
 from app.settings import open_settings
+from app.widgets.arrangement import Hysteresis
 
 if TYPE_CHECKING:
     from app.mainwindow import MainWindow
+
+
+#: The default arrangements, roomiest first: which default columns show one dock with the
+#: others as tabs behind it, and the columns' relative widths.
+ARRANGEMENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    "full": ((), DEFAULT_COLUMN_WIDTHS),
+    # the steps with the norm panel behind them (as wide as before: its table's columns fit
+    # at 1366 x 768), the step heatmap with Depth time behind it, and the attention and
+    # causality column, which keeps its two docks
+    "compact": ((0, 1), (26, 38, 36)),
+    "stacked": ((0, 1, 2), (22, 40, 38)),
+}
+#: Presentation mode's column widths (one dock a column, the larger text): the causality
+#: panel's three views need a third of a 1280-px screen, the norm panel's table its stacked
+#: form below ~350 px anyway
+PRESENTATION_COLUMN_WIDTHS = (24, 40, 36)
+#: Room for the columns in text lines (width, height) below which the six docks are no longer
+#: all side by side: at 1366 x 768 (98 x 46 lines) or 1600 x 900 with the tour column (89 x 55)
+#: the depth panel's heatmap, the norm chart and the causality overview were squeezed to
+#: slivers; 1600 x 900 without the tour (114 x 55) has room. (Leave: a few lines more.)
+FULL_WIDTH = Hysteresis(enter=100, leave=104)
+FULL_HEIGHT = Hysteresis(enter=50, leave=52)
+#: ... and below which every column shows one dock (a band of the tour over the columns
+#: leaves 1366 x 768 36 lines of height, where the causality panel's views were strips;
+#: 1280 x 720 without it has 42)
+STACKED_WIDTH = Hysteresis(enter=80, leave=84)
+STACKED_HEIGHT = Hysteresis(enter=40, leave=41)
+#: A window narrower than this many text lines shows the tour as a band over the columns, as
+#: presentation mode does: beside them, its column took 360 of 1280 px and left the depth and
+#: causality panels' plots slivers however the docks were arranged (wider again: a column)
+TOUR_BAND = Hysteresis(enter=104, leave=108)
+
+
+def arrangement_for(width: float, height: float, now: str) -> str:
+    """The default arrangement for columns ``width`` x ``height`` text lines of room
+    (``now``: the arrangement on screen, for the hysteresis)."""
+    stacked_now = now == "stacked"
+    if STACKED_WIDTH.compact(width, stacked_now) or STACKED_HEIGHT.compact(height, stacked_now):
+        return "stacked"
+    full_now = now == "full"
+    if FULL_WIDTH.compact(width, not full_now) or FULL_HEIGHT.compact(height, not full_now):
+        return "compact"
+    return "full"
 
 
 class DockLayout(QObject):
@@ -49,45 +100,157 @@ class DockLayout(QObject):
         self._pending_restore: QByteArray | None = None
         #: the text scale presentation mode started at on this screen (Reset text size)
         self.presentation_scale = presentation.PRESENTATION_SCALE
+        #: the default arrangement on screen (see ARRANGEMENTS), and whether the layout is
+        #: still the automatic one (False once the person moved or floated a dock, or a layout
+        #: of theirs was restored: then it is theirs, and a resize never rearranges it)
+        self.arrangement = "full"
+        self.automatic = True
+        #: True while the window is narrow enough for the tour to be a band (TOUR_BAND)
+        self._narrow = False
+        #: True while this class moves docks itself (their signals are not the person's)
+        self._arranging = False
+        self._adapt_pending = False
+        #: the arrangement and automatic flag when presentation mode began (restored after it)
+        self._arrangement_before: tuple[str, bool] = ("full", True)
+        window.installEventFilter(self)
+        for dock in window.docks.values():
+            dock.topLevelChanged.connect(self._on_dock_moved)
+            dock.dockLocationChanged.connect(self._on_dock_moved)
+        window.tour_dock.visibilityChanged.connect(self.schedule_adapt)
+        self.state.font_scale_changed.connect(self.schedule_adapt)
 
     # ----- the default and the saved layout -----
     def apply_default(self) -> None:
-        """Three columns of two docks under the editor; every dock visible."""
+        """The default layout for the window's size (see ARRANGEMENTS): the default docks
+        shown, the rest hidden; the layout is the automatic one again (View ▸ Reset layout)."""
         window = self.window
+        self.automatic = True
+        self.arrangement = arrangement_for(*self.room_lines(), now=self.arrangement)
+        self._arrange({spec.object_name: spec.visible for spec in DOCKS})
+        window.tour_dock.setFloating(False)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, window.tour_dock)
+        window.tour_dock.setVisible(window.tour.running)
+
+    def _arrange(self, visible: dict[str, bool]) -> None:
+        """Lay the docks out in the columns of :attr:`arrangement`, ``visible`` the docks
+        shown (the tour's dock is left where it is)."""
+        window = self.window
+        stacked, widths = ARRANGEMENTS[self.arrangement]
         columns = [[window.docks[name] for name in column] for column in DEFAULT_COLUMNS]
         tops = [column[0] for column in columns]
-        for dock in window.docks.values():
-            dock.setFloating(False)
-            window.removeDockWidget(dock)
-        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, tops[0])
-        for left, right in pairwise(tops):
-            window.splitDockWidget(left, right, Qt.Orientation.Horizontal)
-        for column in columns:
-            for upper, lower in pairwise(column):
-                window.splitDockWidget(upper, lower, Qt.Orientation.Vertical)
-        for spec in DOCKS:
-            if spec.tab_with is not None:
-                window.tabifyDockWidget(window.docks[spec.tab_with],
-                                        window.docks[spec.object_name])
-        for spec in DOCKS:
-            window.docks[spec.object_name].setVisible(spec.visible)
-        for column in columns:
-            column[0].raise_()
-        width = max(window.width(), 800)
-        total = sum(DEFAULT_COLUMN_WIDTHS)
-        window.resizeDocks(tops, [width * w // total for w in DEFAULT_COLUMN_WIDTHS],
+        self._arranging = True
+        try:
+            for dock in window.docks.values():
+                dock.setFloating(False)
+                window.removeDockWidget(dock)
+            window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, tops[0])
+            for left, right in pairwise(tops):
+                window.splitDockWidget(left, right, Qt.Orientation.Horizontal)
+            for i, column in enumerate(columns):
+                for upper, lower in pairwise(column):
+                    if i in stacked:
+                        window.tabifyDockWidget(column[0], lower)
+                    else:
+                        window.splitDockWidget(upper, lower, Qt.Orientation.Vertical)
+            for spec in DOCKS:
+                if spec.tab_with is not None:
+                    window.tabifyDockWidget(window.docks[spec.tab_with],
+                                            window.docks[spec.object_name])
+            for name, dock in window.docks.items():
+                dock.setVisible(visible.get(name, False))
+            for column in columns:
+                column[0].raise_()
+        finally:
+            self._arranging = False
+        tour = window.tour_dock.width() if self._tour_beside_columns() else 0
+        width = max(window.width() - tour, 800)
+        total = sum(widths)
+        window.resizeDocks(tops, [width * w // total for w in widths],
                            Qt.Orientation.Horizontal)
         # QMainWindow hands spare height to the central widget; the editor is fixed-height,
         # so give the dock area everything below it instead of an empty band
         spare = max(window.height() - window.editor.height() - 80, 300)
         window.resizeDocks([tops[0]], [spare], Qt.Orientation.Vertical)
-        for column, share in zip(columns, DEFAULT_TOP_SHARE, strict=True):
-            if len(column) > 1:
+        for i, (column, share) in enumerate(zip(columns, DEFAULT_TOP_SHARE, strict=True)):
+            if len(column) > 1 and i not in stacked:
                 window.resizeDocks(column[:2], [int(spare * share), int(spare * (1 - share))],
                                    Qt.Orientation.Vertical)
-        window.tour_dock.setFloating(False)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, window.tour_dock)
-        window.tour_dock.setVisible(window.tour.running)
+
+    # ----- the automatic layout follows the window's size -----
+    def room_lines(self) -> tuple[float, float]:
+        """The room the default columns have, in text lines: the window less the tour column
+        beside them (wide), less the menu, text field and status bar (high)."""
+        window = self.window
+        line = max(window.fontMetrics().height(), 1)
+        tour = window.tour_dock.width() if self._tour_beside_columns() else 0
+        band = window.tour_dock.height() if self._tour_over_columns() else 0
+        height = (window.height() - window.menuBar().sizeHint().height() - band
+                  - window.editor.sizeHint().height() - window.statusBar().sizeHint().height())
+        return (window.width() - tour) / line, height / line
+
+    def _tour_over_columns(self) -> bool:
+        window = self.window
+        return (window.tour_dock.isVisible() and not window.tour_dock.isFloating()
+                and window.dockWidgetArea(window.tour_dock) == Qt.DockWidgetArea.TopDockWidgetArea)
+
+    def tour_band_wanted(self) -> bool:
+        """The tour as a band over the columns: in presentation mode, and in a window too
+        narrow for a column beside them (TOUR_BAND, in text lines of the window's width)."""
+        window = self.window
+        line = max(window.fontMetrics().height(), 1)
+        self._narrow = TOUR_BAND.compact(window.width() / line, self._narrow)
+        return self.state.presentation or self._narrow
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.window and event.type() == QEvent.Type.Resize:
+            self.schedule_adapt()
+        return super().eventFilter(watched, event)
+
+    def _on_dock_moved(self, *_args: object) -> None:
+        """A dock floated, docked or moved other than by this class: the person arranged
+        the layout, and it is theirs from now on."""
+        if not (self._arranging or self.restoring or self.state.presentation
+                or self._pending_restore is not None):
+            self.automatic = False
+
+    def schedule_adapt(self, *_args: object) -> None:
+        # deferred: a resize comes in steps (and the tour column gets its width on the next
+        # pass); the arrangement is decided once they are in
+        if not self._adapt_pending:
+            self._adapt_pending = True
+            QTimer.singleShot(0, self, self.adapt)
+
+    def adapt(self) -> None:
+        """Rearrange the automatic layout when the room has crossed a threshold (never in
+        presentation mode, which docks its own way, nor a layout the person arranged)."""
+        self._adapt_pending = False
+        window = self.window
+        if (self.state.presentation or self.restoring or self._pending_restore is not None
+                or not window.isVisible()):
+            return
+        if window.tour_dock.isVisible() and not window.tour_dock.isFloating() \
+                and self.tour_band_wanted() != self._tour_over_columns():
+            self.place_tour()  # (its dock moving schedules another pass for the columns)
+            return
+        if not self.automatic:
+            return
+        arrangement = arrangement_for(*self.room_lines(), now=self.arrangement)
+        if arrangement == self.arrangement:
+            return
+        self.arrangement = arrangement
+        # the docks shown stay shown (a model's panels, a lens the tour opened), the dock in
+        # front of each tab group too where it still has one
+        visible = {name: dock.toggleViewAction().isChecked()
+                   for name, dock in window.docks.items()}
+        front = {dock for dock in window.docks.values()
+                 if dock.isVisible() and not dock.visibleRegion().isEmpty()}
+        self._arrange(visible)
+        for dock in front:  # in front of a tab it was not in front of (else the column's top)
+            if any(other not in front and not other.isHidden()
+                   for other in window.tabifiedDockWidgets(dock)):
+                dock.raise_()
+        self.hide_stale_tab_bars()
+        self.schedule_tab_title_fit()
 
     def save(self) -> None:
         window = self.window
@@ -98,6 +261,11 @@ class DockLayout(QObject):
                  or window.saveState(LAYOUT_VERSION))
         settings.setValue("window/state", state)
         settings.setValue("window/version", LAYOUT_VERSION)
+        # (in presentation mode: the layout it will leave to)
+        arrangement, automatic = (self._arrangement_before if self.state.presentation
+                                  else (self.arrangement, self.automatic))
+        settings.setValue("window/arrangement", arrangement)
+        settings.setValue("window/automatic", automatic)
         settings.sync()
 
     def restore(self) -> bool:
@@ -119,8 +287,21 @@ class DockLayout(QObject):
                        for s in QGuiApplication.screens()):
                 window.resize(1600, 1000)  # saved on a screen that is gone
                 window.move(0, 0)
-        ok = bool(state is not None and window.restoreState(state, LAYOUT_VERSION))
+        self._arranging = True
+        try:
+            ok = bool(state is not None and window.restoreState(state, LAYOUT_VERSION))
+        finally:
+            self._arranging = False
         window.tour_dock.setVisible(window.tour.running)  # a tour never resumes by itself
+        if ok:
+            # a layout saved while it was the automatic one keeps following the window's size
+            # (a layout of the person's, or one saved before this was recorded, is theirs)
+            arrangement = settings.value("window/arrangement", "", type=str)
+            self.automatic = (arrangement in ARRANGEMENTS
+                              and settings.value("window/automatic", False, type=bool))
+            if self.automatic:
+                self.arrangement = arrangement
+                self.schedule_adapt()
         return ok
 
     def hide_stale_tab_bars(self) -> None:
@@ -150,6 +331,8 @@ class DockLayout(QObject):
             before = pending if pending is not None else window.saveState(LAYOUT_VERSION)
             self._layout_before_presentation = before
             self._presentation_start = before
+            if pending is None:
+                self._arrangement_before = (self.arrangement, self.automatic)
             self.presentation_scale = (presentation.COMPACT_PRESENTATION_SCALE if compact
                                        else presentation.PRESENTATION_SCALE)
             window.showFullScreen()
@@ -185,6 +368,15 @@ class DockLayout(QObject):
                 window.tabifyDockWidget(docks[0], dock)
             if docks:
                 docks[0].raise_()
+        tops = [window.docks[names[0]] for names in DEFAULT_COLUMNS]
+        if self._arrangement_before[1] and all(
+                top.isVisible() and not top.isFloating() for top in tops):
+            # the automatic layout's widths were for the window's size before (a column of
+            # two docks, or one): presentation mode's own, whichever it was
+            tour = window.tour_dock.width() if self._tour_beside_columns() else 0
+            width, total = window.width() - tour, sum(PRESENTATION_COLUMN_WIDTHS)
+            window.resizeDocks(tops, [width * w // total for w in PRESENTATION_COLUMN_WIDTHS],
+                               Qt.Orientation.Horizontal)
 
     def _stack_columns_if_presenting(self) -> None:
         """The deferred :meth:`stack_columns` (skipped if presentation mode ended meanwhile)."""
@@ -194,8 +386,13 @@ class DockLayout(QObject):
 
     def schedule_tab_title_fit(self, *_args: object) -> None:
         # deferred: the tab bars take the new titles, font or neighbour only on the next pass
-        if self.state.presentation:
+        if self._fits_tab_titles() or self._tour_over_columns():
             QTimer.singleShot(0, self, self._fit_presentation)
+
+    def _fits_tab_titles(self) -> bool:
+        """Whether the columns hold tab groups of this class's making: presentation mode's,
+        or the automatic layout's where it stacks columns."""
+        return self.state.presentation or (self.automatic and self.arrangement != "full")
 
     def _fit_presentation(self) -> None:
         self.fit_tour_band()
@@ -211,7 +408,7 @@ class DockLayout(QObject):
         otherwise a column at the right. (A floating tour stays where the person put it.)"""
         window = self.window
         dock = window.tour_dock
-        band = self.state.presentation
+        band = self.tour_band_wanted()
         window.tour_panel.set_band(band)
         if dock.isFloating():
             return
@@ -227,21 +424,23 @@ class DockLayout(QObject):
                                    Qt.Orientation.Horizontal)
         finally:
             self.restoring = False
-        if band:
+        if band and self.state.presentation:
             # under the band two rows of docks at presentation text squeezed the plots to
             # slivers (1600 × 1000): one dock per column, as on a small screen; each tour stop
             # raises its own dock, and leaving presentation mode restores the layout
             if self._layout_before_presentation is None:
                 self._layout_before_presentation = self._presentation_start
             QTimer.singleShot(0, self, self._stack_columns_if_presenting)
+        if band:
             QTimer.singleShot(0, self, self.fit_tour_band)
+        self.schedule_adapt()  # the columns' room changed
 
     def fit_tour_band(self) -> None:
         """The tour band as tall as its stop's whole text at its width (at most 40 % of the
         window: a longer text scrolls)."""
         window = self.window
         dock = window.tour_dock
-        if (not self.state.presentation or not dock.isVisible() or dock.isFloating()
+        if (not dock.isVisible() or dock.isFloating()
                 or window.dockWidgetArea(dock) != Qt.DockWidgetArea.TopDockWidgetArea):
             return
         panel = window.tour_panel
@@ -279,10 +478,15 @@ class DockLayout(QObject):
     def _back_onto_screen(self) -> None:
         window = self.window
         screen = window.screen()
-        if self.state.presentation and screen is not None \
-                and (window.width() > screen.geometry().width()
-                     or window.height() > screen.geometry().height()):
-            window.setGeometry(screen.geometry())
+        if screen is None:
+            return
+        if self.state.presentation:
+            if (window.width() > screen.geometry().width()
+                    or window.height() > screen.geometry().height()):
+                window.setGeometry(screen.geometry())
+        elif window.height() > screen.availableGeometry().height():
+            # a band over the columns in a normal window: it grew by the band's height
+            window.resize(window.width(), screen.availableGeometry().height())
 
     def _tour_beside_columns(self) -> bool:
         window = self.window
@@ -291,12 +495,13 @@ class DockLayout(QObject):
                 == Qt.DockWidgetArea.RightDockWidgetArea)
 
     def fit_tab_titles(self) -> None:
-        """In presentation mode, widen each column whose tab bar would elide its titles, so a
-        class can read which tab is which ("S…" beside "Lay…" on a 1024 × 768 projector or
-        next to the tour). The width comes from the columns and the tour with room to spare;
-        a column already wide enough is left as it is."""
+        """In presentation mode (and where the automatic layout stacks columns), widen each
+        column whose tab bar would elide its titles, so a class can read which tab is which
+        ("S…" beside "Lay…" on a 1024 × 768 projector or next to the tour). The width comes
+        from the columns and the tour with room to spare; a column already wide enough is
+        left as it is."""
         window = self.window
-        if not self.state.presentation:
+        if not self._fits_tab_titles():
             return
         bars = [bar for bar in window.findChildren(
             QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
@@ -343,6 +548,8 @@ class DockLayout(QObject):
         saved, self._pending_restore = self._pending_restore, None
         if saved is not None:
             self.restore_now(saved)
+            self.arrangement, self.automatic = self._arrangement_before
+            self.schedule_adapt()  # the window may have another size than before
 
     def restore_now(self, saved: QByteArray) -> None:
         """restoreState hides and shows docks: a running tour keeps its panel (hiding it

@@ -606,8 +606,10 @@ def test_the_convergence_axis_titles_fit_their_axes(make_window, qtbot, language
     window.docks["lensConvergenceDock"].resize(900, 900)
     qtbot.waitUntil(lambda: title(panel.conv_plot, "bottom") == full_depth
                     and title(lens.plot, "left") == full_lens)
-    window.docks["depthDock"].resize(560, 380)
+    window.docks["depthDock"].resize(420, 380)
     window.docks["lensConvergenceDock"].resize(530, 330)
+    # (that short a panel shows one small plot at a time beside u(t): this one)
+    panel.show_small_plot("convergence")
     qtbot.waitUntil(lambda: title(panel.conv_plot, "bottom") != full_depth
                     and title(lens.plot, "left") != full_lens)
     qtbot.waitUntil(lambda: fits(panel.conv_plot, "bottom") and fits(lens.plot, "left")

@@ -59,10 +59,17 @@ DEFAULT_SPEED = 2
 #: Timer interval while playing (ms); the position follows the clock, not the tick count.
 FRAME_MS = 15
 #: Stacked, each of the two small plots gets half the plot area's height: below this many text
-#: lines each (title, data, tick labels and axis title) the panel shows one of them at a time
-#: beside u(t), with a switch between them (COMPACT_LEAVE: the way back, a little higher)
-MIN_PLOT_LINES = 7.0
-COMPACT_LEAVE_LINES = 7.5
+#: lines each (title, data, tick labels and axis title: ~5 lines, and 60 px of data) the panel
+#: shows one of them at a time beside u(t), with a switch between them (COMPACT_LEAVE: the way
+#: back, a little higher)
+MIN_PLOT_LINES = 9.5
+COMPACT_LEAVE_LINES = 10.0
+#: u(t)'s share of the width beside the small plots: its token names and colour bar take
+#: ~150 px of it at presentation text (half of a 500-px panel left its data 60 px wide)
+HEATMAP_SHARE = 0.58
+#: Side by side, each of the three plots needs as many text lines of width as this many
+#: columns' share (u(t) with its token names and colour bar counts as two)
+SIDE_BY_SIDE_COLUMNS = 4
 COMPACT = Hysteresis(MIN_PLOT_LINES, COMPACT_LEAVE_LINES)
 
 
@@ -363,7 +370,8 @@ class DepthTimePanel(Panel):
             # decide as if the caption were shown: hiding it must not flip the mode back
             height -= self.conv_caption_box.heightForWidth(width) + self._body.layout().spacing()
         line = self.fontMetrics().height()
-        side = side_by_side(width, max(height, 1), 3, line, self.side_by_side)
+        side = side_by_side(width, max(height, 1), SIDE_BY_SIDE_COLUMNS, line,
+                            self.side_by_side)
         # stacked, each small plot gets half the height
         compact = not side and COMPACT.compact(height / (2 * line), self.compact)
         mode = "side" if side else "compact" if compact else "stacked"
@@ -385,14 +393,16 @@ class DepthTimePanel(Panel):
             self._compact_layout.addWidget(self.conv_box, 1)
             self._right.hide()
             self._compact_box.show()
-            self._split.setSizes([width // 2 if i in (0, 2) else 0 for i in range(3)])
+            heatmap = round(width * HEATMAP_SHARE)
+            self._split.setSizes([heatmap, 0, width - heatmap])
         else:
             self._right.addWidget(self.norm_plot)
             self._right.addWidget(self.conv_box)
             self._right.show()
             self._compact_box.hide()
             self._right.setSizes([height // 2] * 2)
-            self._split.setSizes([width // 2, width // 2, 0])
+            heatmap = round(width * HEATMAP_SHARE)
+            self._split.setSizes([heatmap, width - heatmap, 0])
         self._show_chosen_plot()
 
     def _on_plot_choice(self, _button: QAbstractButton, checked: bool) -> None:
@@ -461,7 +471,7 @@ class DepthTimePanel(Panel):
         self.conv_plot.titles = (self.tr("sub-steps n (Δt = 1/n)"), self.tr("sub-steps n"),
                                  "n")
         self.conv_plot.layer_label = self.tr("the real layer (n = 1)")
-        self.conv_plot.setLabel("left", self.tr("distance to flow"))
+        self.conv_plot.left_titles = (self.tr("distance to flow"), self.tr("distance"))
         self.conv_plot.fit_ticks()  # the label beside n = 1, in this language
         self._update_play_text()
         self._arrange_controls()  # the marks' words have their own widths in each language

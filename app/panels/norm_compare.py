@@ -55,6 +55,7 @@ from app.widgets.plotting import fast_axes, left_bottom_only
 from app.widgets.reflow_guard import ReflowGuard
 from app.widgets.relayout import move_in_grid
 from app.widgets.stable_label import StableLabel
+from app.widgets.stacked_table import StackedTable
 from engine.norms import NormComparison, VectorStats, compare_norms, weighted_rms_norm
 
 #: point of the layer -> (the RMSNorm step that reads it, its weight, depth time)
@@ -90,13 +91,20 @@ WRAPPED_ROW_LABELS = ("v", "LN(v)", "RMSNorm(v)", "RMSNorm(v)\n·γ")
 #: What the table tries, in order, until its numbers fit whole: (row names, text scale).
 TABLE_FITS = ((ROW_LABELS, 1.0), (WRAPPED_ROW_LABELS, 1.0), (WRAPPED_ROW_LABELS, 0.95),
               (WRAPPED_ROW_LABELS, 0.9))
-#: The chart's least height: its axis labels and the bars' signs still read (110 px made a
-#: 1920 x 1080 window scroll by 10 px).
-CHART_MIN_HEIGHT = 80
+#: The chart's least data height (px): its bars' signs still read. Its axis' numbers and
+#: title come on top (80 px in all left 42 px of bars; 110 px made a 1920 x 1080 window
+#: scroll by 10 px, see chart_min_height)
+CHART_MIN_HEIGHT = 62
 #: Compact once everything shown would need more height than the viewport has (room < 0 px),
 #: wide again once it has a few pixels to spare: the room is measured against the wide
 #: arrangement's height, remembered from when it was last on (see _fit_content)
 FOLDING = Hysteresis(enter=0, leave=6)
+
+
+def chart_min_height(line: int) -> int:
+    """The chart's least height for a text line of ``line`` px: its data area at least
+    CHART_MIN_HEIGHT px, with the axis' numbers and title under it (about three lines)."""
+    return CHART_MIN_HEIGHT + 3 * line
 
 
 class NormComparePanel(Panel):
@@ -125,7 +133,7 @@ class NormComparePanel(Panel):
         self.graph = pg.PlotWidget(axisItems=axes, enableMenu=False)
         left_bottom_only(self.graph)
         self.graph.setObjectName("normGraph")
-        self.graph.setMinimumHeight(CHART_MIN_HEIGHT)
+        self.graph.setMinimumHeight(chart_min_height(self.fontMetrics().height()))
         # no size hint of its own: the chart takes what the text leaves, down to its minimum
         self.graph.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.plot = self.graph.getPlotItem()
@@ -269,6 +277,11 @@ class NormComparePanel(Panel):
         self._place_controls()
         layout.addWidget(self.identity)
         layout.addWidget(self.table)
+        #: the table one row under another where its columns do not fit (see _fit_columns)
+        self.stacked_table = StackedTable(self.table)
+        self.stacked_table.setObjectName("normStackedTable")
+        self.stacked_table.hide()
+        layout.addWidget(self.stacked_table)
         layout.addWidget(self._match_guard)
         # small docks scroll instead of squashing the chart or cutting the projection lines
         scroll = QScrollArea()
@@ -355,6 +368,7 @@ class NormComparePanel(Panel):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize and watched is self._scroll.viewport():
             self._arrange_controls()
+            self._fit_columns()  # (a hidden table gets no resize of its own)
         if (event.type() == QEvent.Type.Resize and watched is self._scroll.viewport()) or \
                 (event.type() == QEvent.Type.LayoutRequest and watched is self._content):
             self._fit_content()
@@ -365,7 +379,8 @@ class NormComparePanel(Panel):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.FontChange and hasattr(self, "table"):
+        if event.type() == QEvent.Type.FontChange and hasattr(self, "stacked_table"):
+            self.graph.setMinimumHeight(chart_min_height(self.fontMetrics().height()))
             self._fit_columns()  # the table's own (fitted) font follows the text size
 
     def _fit_columns(self) -> None:
@@ -373,12 +388,15 @@ class NormComparePanel(Panel):
         does not fit, the last row's name wraps onto two lines, then the table's text gets a
         little smaller (to TABLE_FITS' last scale), and only then does the table scroll
         sideways: a number is never cut short ("0.99999…" for 0.9999997 reads as 1)."""
-        if self._fitting:
+        if self._fitting or not hasattr(self, "stacked_table"):
             return  # (setting the table's font below sends a FontChange)
         self._fitting = True
         try:
             table = self.table
-            room = table.width() - 2 * table.frameWidth()
+            margins = self._content.layout().contentsMargins()
+            # the width the layout gives the table (hidden, its own width is stale)
+            room = (self._scroll.viewport().width() - margins.left() - margins.right()
+                    - 2 * table.frameWidth())
             base = self.font()  # the panel's: scaled with the app's text size
             for labels, scale in TABLE_FITS:
                 font = QFont(base)
@@ -394,6 +412,11 @@ class NormComparePanel(Panel):
                 if spare >= 0:
                     break
             fits = spare >= 0
+            # where even that does not fit, the rows one under another (a class cannot
+            # scroll a table sideways): StackedTable, a name and a number wide
+            if table.isHidden() == fits:
+                table.setVisible(fits)
+                self.stacked_table.setVisible(not fits)
             table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fits
                                                else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
             header = table.horizontalHeader()

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem
 
 from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
 from engine import STEP_INFO, STEP_NAMES
+
+#: The columns that share the width left beside the number and the name (shape, formula,
+#: meaning); each gets at least MIN_SECTION px, else they are hidden (see _fit_columns).
+SHARED_COLUMNS = (2, 3, 4)
+MIN_SECTION = 24
 
 #: The only two steps that move depth time; the other 20 evaluate the right-hand side.
 DEPTH_MOVES = {"embed": "t = 0", "resid_attn": "0 → ½", "resid_mlp": "½ → 1"}
@@ -39,12 +44,40 @@ class StepListPanel(Panel):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         for col in (2, 3, 4):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(24)
+        header.setMinimumSectionSize(MIN_SECTION)
         self.set_body(self.tree)
+        #: True while shape, formula and meaning are hidden: a narrow dock (the tour open at
+        #: 1280 x 720) left them no width, and the list scrolled sideways; each row's tooltip
+        #: still tells it all
+        self.narrow = False
+        self.tree.viewport().installEventFilter(self)
 
         self.tree.currentItemChanged.connect(self._on_current_item_changed)
         self.retranslate()
         self._sync_current()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self.tree.viewport():
+            self._fit_columns()
+        return super().eventFilter(watched, event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and hasattr(self, "narrow"):
+            self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Number and name always whole, so the list is never narrower than they are; shape,
+        formula and meaning beside them while each gets MIN_SECTION px, else hidden."""
+        tree, header = self.tree, self.tree.header()
+        named = sum(max(tree.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in (0, 1))
+        tree.setMinimumWidth(named + 2 * tree.frameWidth()
+                             + tree.verticalScrollBar().sizeHint().width())
+        narrow = tree.viewport().width() < named + len(SHARED_COLUMNS) * MIN_SECTION
+        if narrow != self.narrow:
+            self.narrow = narrow
+            for col in SHARED_COLUMNS:
+                tree.setColumnHidden(col, narrow)
 
     def retranslate(self) -> None:
         self.tree.setHeaderLabels(["#", self.tr("step"), self.tr("shape"), self.tr("formula"),
@@ -65,6 +98,8 @@ class StepListPanel(Panel):
             for col in range(4):
                 item.setToolTip(col, f"{info.index}. {info.name}: {formula}\n{meaning}")
         self._mask_off = mask_off
+        if hasattr(self, "narrow"):
+            self._fit_columns()  # the header's words have their own widths in each language
 
     def redraw(self, result: Result) -> None:
         for step in result.trace.steps:

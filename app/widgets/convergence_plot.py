@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtGui import QColor, QFontMetrics, QResizeEvent
 
 from app.widgets.plotting import (
     QuietTextItem,
@@ -31,12 +31,18 @@ class ConvergencePlot(pg.PlotWidget):
     def __init__(self) -> None:
         super().__init__(axisItems=fast_axes(), enableMenu=False)  # (grid lines)
         left_bottom_only(self)
+        # pyqtgraph sizes an axis for 80 % of its title's box and sets the title at the far
+        # edge: a few pixels of its glyphs fell outside the plot (the y title's left, the x
+        # title's bottom); this margin keeps them inside at any text size
+        self.getPlotItem().layout.setContentsMargins(4, 1, 1, 4)
         #: the label beside n = 1 when it fits (else "n = 1")
         self.layer_label = "n = 1"
         self._legend_names: tuple[str, str] = ("", "")
         plot = self
         #: the x-axis title, longest first: the longest that fits is shown (retranslate)
         self.titles: tuple[str, ...] = ("n",)
+        #: the y-axis title, longest first (a short plot: presentation mode at 1366 x 768)
+        self.left_titles: tuple[str, ...] = ("",)
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
         plot.setLogMode(x=True, y=True)
@@ -84,6 +90,12 @@ class ConvergencePlot(pg.PlotWidget):
         if self.layer_text.textItem.toPlainText() != text:
             self.layer_text.setText(text)
         fit_axis_title(self.getPlotItem(), "bottom", self.titles)
+        fit_axis_title(self.getPlotItem(), "left", self.left_titles)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "layer_text"):  # (pyqtgraph resizes it while it is being built)
+            self.fit_ticks()  # (a taller text with the same range moves no view box)
 
     def items(self) -> tuple[pg.GraphicsObject, ...]:
         return self.conv_euler, self.conv_second, self.layer_marker, self.layer_text

@@ -223,11 +223,22 @@ def fit_axis_title(plot: pg.PlotItem, side: str, titles: Sequence[str]) -> None:
     axis = plot.getAxis(side)
     rect = axis.sceneBoundingRect()
     room = rect.width() if side in ("bottom", "top") else rect.height()
-    metrics = QFontMetrics(axis.label.font())
+    # the title is drawn at its label style's size (presentation mode sets it there, not in
+    # the item's font): measured in the item's font, a title 30 % too long was let through
+    font = QFont(axis.label.font())
+    size = str(axis.labelStyle.get("font-size", ""))
+    if size.endswith("pt"):
+        font.setPointSizeF(float(size[:-2]))
+    elif size.endswith("px"):
+        font.setPixelSize(round(float(size[:-2])))
+    metrics = QFontMetrics(font)
     # a little margin: the title's text item has a document margin on each side
     title = next((t for t in titles if metrics.horizontalAdvance(t) + 12 <= room), titles[-1])
     if axis.labelText != title:
         plot.setLabel(side, title)
+        # pyqtgraph centres the title only when the axis resizes: a shorter title at the same
+        # axis size kept the longer one's left edge, and ran past the plot's right edge
+        axis.resizeEvent()
 
 
 def log_points(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -604,6 +604,10 @@ after attn.</source>
         <translation>与连续流的距离</translation>
     </message>
     <message>
+        <source>distance</source>
+        <translation>距离</translation>
+    </message>
+    <message>
         <source>Order from n = %5 to %6 (log₂ of the error ratio): &lt;b&gt;%1&lt;/b&gt; for Euler, &lt;b&gt;%3&lt;/b&gt; for %2. The real layer is &lt;b&gt;n = 1&lt;/b&gt;, %4 from its own flow.</source>
         <translation>从 n = %5 到 %6 的阶（误差比的 log₂）：欧拉法 &lt;b&gt;%1&lt;/b&gt;，%2 &lt;b&gt;%3&lt;/b&gt;。真实的层是 &lt;b&gt;n = 1&lt;/b&gt;，离它自己的连续流 %4。</translation>
     </message>
