@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 
 import engine
+from app.derive import Derived, derive
 from engine import EngineError, Intervention, LayerTrace, LayerWeights, Qwen3Config
 from engine.causality import CausalityReport, compare_traces
 from engine.continuous import Convergence, DepthStates, convergence, depth_states
@@ -182,6 +183,8 @@ class Result:
     #: layer's trace, the KV cache's savings) and the model itself; None on the toy layer.
     model_run: ModelRun | None = None
     model: Qwen3Model | None = None
+    #: The numbers the panels read instead of computing them (app/derive.py); None on errors.
+    derived: Derived | None = None
 
     @property
     def ok(self) -> bool:
@@ -422,6 +425,7 @@ def compute(request: Request) -> Result:
                                      reuse=base)
             diff = compare_with_plain(plain, trace)
         entropy = _entropy_memo.entropy(trace, base, report)
+        derived = derive(trace)
     except EngineError as exc:
         return Result(request.request_id, request.text, error=str(exc), error_code=exc.code,
                       error_params=exc.params,
@@ -432,7 +436,7 @@ def compute(request: Request) -> Result:
         causality=report, baseline=request.baseline,
         weights=request.weights, intervention_diff=diff,
         compute_ms=(time.perf_counter() - start) * 1e3,
-        model_run=run, model=request.model,
+        model_run=run, model=request.model, derived=derived,
     )
 
 

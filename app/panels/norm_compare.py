@@ -558,7 +558,9 @@ class NormComparePanel(Panel):
             return
         self._drawn_key = None  # until drawn
         eps = config.rms_norm_eps
-        cmp = compare_norms(v, eps=eps)
+        # derived on the worker for the last token (app/derive.py); another row: found here
+        derived = result.derived.norm_comparison(point, query) if result.derived else None
+        cmp = derived if derived is not None else compare_norms(v, eps=eps)
         self.comparison, self.shown_query = cmp, query
         if own_weights:
             # RMSNorm(v)·γ, what compare_norms(v, eps=eps, gamma=γ).rms_norm is
