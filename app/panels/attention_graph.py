@@ -42,7 +42,7 @@ from app.widgets.attention_arcs import (
     link_rgb,
     pairs,
 )
-from app.widgets.controls import sync_combo, sync_spin
+from app.widgets.controls import set_tooltip, sync_combo, sync_spin
 from app.widgets.plotting import (
     DeviceDashedCurve,
     QuietTextItem,
@@ -258,14 +258,14 @@ class AttentionGraphPanel(Panel):
         self.caption_key_shown = shown
         if not shown:
             self.caption.setText(numbers)
-        self.caption.setToolTip("" if shown else full)
+        set_tooltip(self.caption, "" if shown else full)
         room -= self.caption.heightForWidth(width)  # the caption as it is now set
         note_shown = room >= GRAPH_MIN_HEIGHT
         if not note_shown:
             room += note
         self.gqa_note.setVisible(note_shown)
-        self.head_box.setToolTip(self._head_tip + ("" if note_shown
-                                                   else "\n" + self.gqa_note.text()))
+        set_tooltip(self.head_box, self._head_tip + ("" if note_shown
+                                                     else "\n" + self.gqa_note.text()))
         self.graph.setMinimumHeight(max(min(GRAPH_MIN_HEIGHT, room), GRAPH_FLOOR_HEIGHT))
 
     # ----- strings -----

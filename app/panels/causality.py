@@ -39,7 +39,7 @@ from app.verdict import InterventionVerdict, Message, Verdict, decide, decide_in
 from app.widgets.arrangement import Arrangement, Hysteresis
 from app.widgets.causality_words import CausalityWords
 from app.widgets.claim_badge import ClaimBadge
-from app.widgets.controls import sync_spin
+from app.widgets.controls import set_tooltip, sync_spin
 from app.widgets.diff_bars import (
     GOOD_HTML,
     K_LINE_HTML,
@@ -394,8 +394,8 @@ class CausalityPanel(Panel):
     def _sync_verdict_tip(self) -> None:
         """Folded, the explanation and hint are the verdict's tooltip too."""
         folded = self.compact and not self.details_button.isChecked()
-        self.verdict.setToolTip(f"{self.detail.text()}<br><br>{self.hint.text()}"
-                                if folded else "")
+        set_tooltip(self.verdict, f"{self.detail.text()}<br><br>{self.hint.text()}"
+                    if folded else "")
 
     # ----- strings -----
     def retranslate(self) -> None:

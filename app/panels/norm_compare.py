@@ -41,7 +41,7 @@ from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.arrangement import Arrangement, Hysteresis
-from app.widgets.controls import sync_combo
+from app.widgets.controls import set_tooltip, sync_combo
 from app.widgets.norm_parts import (
     InlineBadge,
     RangeMemoryAxis,
@@ -702,7 +702,7 @@ class NormComparePanel(Panel):
         self._full[label], self._short[label] = full, short
         compact = self.shortening.compact
         label.setText(short if compact else full)
-        label.setToolTip(f"{self._title}\n{_plain(full)}" if compact else "")
+        set_tooltip(label, f"{self._title}\n{_plain(full)}" if compact else "")
 
     # ----- hover -----
     def feature_at(self, scene_pos: QPointF) -> int:
