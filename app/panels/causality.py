@@ -576,7 +576,7 @@ class CausalityPanel(Panel):
         values = report.per_position[name]
         self.bar_values = values
         future_only = name == "attn_scores" and result.trace.causal
-        self.bars.draw(values, self._levels, self.diff_view.colour_of,
+        self.bars.draw(values, self._levels, self.diff_view.colours_of,
                        future_only & (np.arange(len(values)) < k))
 
     # ----- words (decided by app.verdict, worded by app.widgets.causality_words) -----
