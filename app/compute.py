@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 
 import engine
+from app.derive import Derived, derive
 from engine import EngineError, Intervention, LayerTrace, LayerWeights, Qwen3Config
 from engine.causality import CausalityReport, compare_traces
 from engine.continuous import Convergence, DepthStates, convergence, depth_states
@@ -189,6 +190,8 @@ class Result:
     #: With a model and an intervention: the plain model's run on the same ids (what the
     #: next-token list and the logit lens compare ``model_run`` with); None otherwise.
     model_plain: ModelRun | None = None
+    #: The numbers the panels read instead of computing them (app/derive.py); None on errors.
+    derived: Derived | None = None
 
     @property
     def ok(self) -> bool:
@@ -434,6 +437,7 @@ def compute(request: Request) -> Result:
                                      reuse=base)
             diff = compare_with_plain(plain, trace)
         entropy = _entropy_memo.entropy(trace, base, report)
+        derived = derive(trace)
     except EngineError as exc:
         return Result(request.request_id, request.text, error=str(exc), error_code=exc.code,
                       error_params=exc.params,
@@ -444,7 +448,7 @@ def compute(request: Request) -> Result:
         causality=report, baseline=request.baseline,
         weights=request.weights, intervention_diff=diff,
         compute_ms=(time.perf_counter() - start) * 1e3,
-        model_run=run, model=request.model, model_plain=plain_run,
+        model_run=run, model=request.model, model_plain=plain_run, derived=derived,
     )
 
 

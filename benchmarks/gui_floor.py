@@ -23,6 +23,16 @@ nothing redrawn, only painted again:
   numbers, so an edit repaints at least this);
 - ``app_window``: the whole window repaints (``QWidget.repaint``).
 
+``--app-data`` times the same window showing the next edit with nothing of the app running: a
+few real edits are made first and what each left on screen is recorded (every visible plot
+item's data — images, curves, scatter points, bars, lines, text items, explicit axis ticks,
+view ranges — and every visible label's text); then the recorded states are put back in turn
+straight through pyqtgraph's and Qt's own setters (``ImageItem.setImage``,
+``PlotCurveItem.setData``, ``QLabel.setText``, …) and Qt paints. No engine, no state, no panel
+logic: what the stack costs to show an edit's visible change in this window
+(``app_data_median_ms``), the floor the app's edit can approach. Items the app draws itself
+(token labels, arc curves painted its way) are painted by their own ``paint``, as in the app.
+
 The last line printed is one JSON object (milliseconds).
 """
 
@@ -140,15 +150,142 @@ def time_app_repaints(repeats: int) -> dict[str, object]:
     return figures
 
 
+def _record(window: object) -> list[tuple]:
+    """What the window shows now, as (setter kind, object, values) rows (``--app-data``)."""
+    from PySide6.QtWidgets import QLabel
+
+    rows: list[tuple] = []
+    for view in window.findChildren(pg.GraphicsView):  # type: ignore[attr-defined]
+        if not view.isVisible():
+            continue
+        for item in view.scene().items():
+            if not item.isVisible():
+                continue
+            if isinstance(item, pg.ImageItem) and item.image is not None:
+                rows.append(("image", item, item.image.copy(), item.levels))
+            elif isinstance(item, pg.PlotCurveItem) and item.xData is not None:
+                rows.append(("curve", item, item.xData.copy(), item.yData.copy()))
+            elif isinstance(item, pg.ScatterPlotItem):
+                d = item.data
+                rows.append(("scatter", item, d["x"].copy(), d["y"].copy(), list(d["brush"]),
+                             list(d["pen"]), d["size"].copy()))
+            elif isinstance(item, pg.BarGraphItem):
+                o = item.opts
+                rows.append(("bars", item, o["x"], o["height"], o["width"]))
+            elif isinstance(item, pg.InfiniteLine):
+                rows.append(("line", item, item.value()))
+            elif isinstance(item, pg.TextItem):
+                rows.append(("text", item, item.toPlainText()))
+            elif isinstance(item, pg.AxisItem) and item._tickLevels is not None:
+                rows.append(("ticks", item, item._tickLevels))
+            elif isinstance(item, pg.ViewBox):
+                rows.append(("range", item, item.viewRange()))
+    for label in window.findChildren(QLabel):  # type: ignore[attr-defined]
+        if label.isVisible():
+            rows.append(("label", label, label.text()))
+    return rows
+
+
+def _same(row: tuple, before: tuple) -> bool:
+    """Whether two recordings of one object hold the same values."""
+    if len(row) != len(before) or row[1] is not before[1]:
+        raise RuntimeError("the window changed its items between edits: record again")
+    for a, b in zip(row[2:], before[2:], strict=True):
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                    and a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")):
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _apply(rows: list[tuple]) -> None:
+    """Put a recorded state back through pyqtgraph's and Qt's own setters (the base classes'
+    methods, so no override of the app runs)."""
+    from PySide6.QtWidgets import QLabel
+
+    for kind, obj, *values in rows:
+        if kind == "image":
+            pg.ImageItem.setImage(obj, values[0], autoLevels=False, levels=values[1])
+        elif kind == "curve":
+            pg.PlotCurveItem.setData(obj, x=values[0], y=values[1])
+        elif kind == "scatter":
+            pg.ScatterPlotItem.setData(obj, x=values[0], y=values[1], brush=values[2],
+                                       pen=values[3], size=values[4])
+        elif kind == "bars":
+            pg.BarGraphItem.setOpts(obj, x=values[0], height=values[1], width=values[2])
+        elif kind == "line":
+            pg.InfiniteLine.setValue(obj, values[0])
+        elif kind == "text":
+            pg.TextItem.setText(obj, values[0])
+        elif kind == "ticks":
+            pg.AxisItem.setTicks(obj, values[0])
+        elif kind == "range":
+            pg.ViewBox.setRange(obj, xRange=values[0][0], yRange=values[0][1], padding=0)
+        elif kind == "label":
+            QLabel.setText(obj, values[0])
+
+
+def time_app_data(repeats: int, states: int = 12) -> dict[str, object]:
+    """The app's window shown recorded edits through the stack alone (``--app-data``)."""
+    config_dir = tempfile.mkdtemp(prefix="dualview-floor-")
+    os.environ.setdefault("DUALVIEW_CONFIG_DIR", config_dir)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from app.__main__ import build_app
+    from app.mainwindow import MainWindow
+
+    app = build_app(sys.argv[:1])
+    window = MainWindow(persist_layout=False, initial_text=None)
+    window.show()
+    recorded = []
+    # gui_bench's default edits (the last token changes), each recorded once shown
+    for k in range(states + 2):
+        text = f"我爱北京天安门 第{k}"
+        window.editor.set_text(text)
+        while not (window.state.result is not None and window.state.result.text == text
+                   and window.all_panels_current()):
+            app.processEvents()
+        app.processEvents()
+        if k >= 2:  # (after the first comparison: the causality panel shows its views)
+            recorded.append(_record(window))
+    # each state's setters that change something from the state before it (in the cycle):
+    # the app too sets only what differs, and pyqtgraph redoes work for an equal value
+    changes = [[row for row, before in zip(rows, recorded[k - 1], strict=True)
+                if not _same(row, before)] for k, rows in enumerate(recorded)]
+    times = []
+    for k in range(WARM_UP + repeats):
+        start = time.perf_counter()
+        _apply(changes[k % len(changes)])
+        app.processEvents()
+        times.append((time.perf_counter() - start) * 1e3)
+    times = times[WARM_UP:]
+    median, p95 = statistics.median(times), percentile(times, 95)
+    setters = statistics.median(len(rows) for rows in changes)
+    print(f"the app's window shown recorded edits through the stack alone: median "
+          f"{median:6.2f} ms  p95 {p95:6.2f} ms ({setters:g} setters an edit)")
+    window.close()
+    window.bridge.shutdown()
+    shutil.rmtree(config_dir, ignore_errors=True)
+    return {"app_data_median_ms": round(median, 2), "app_data_p95_ms": round(p95, 2),
+            "app_data_setters": setters}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plots", type=int, default=8)
     parser.add_argument("--size", default="1600x1000", help="window size, WxH")
     parser.add_argument("--app", action="store_true",
                         help="time the app's own window painted again (no compute, no redraw)")
+    parser.add_argument("--app-data", action="store_true",
+                        help="time the app's window shown the next edit's recorded plot data "
+                             "and label texts through pyqtgraph and Qt alone")
     args = parser.parse_args(argv)
     if args.app:
         print(json.dumps(time_app_repaints(EDITS)))
+        return 0
+    if args.app_data:
+        print(json.dumps(time_app_data(EDITS)))
         return 0
     size = tuple(int(v) for v in args.size.lower().split("x"))
     app = QApplication(sys.argv[:1])

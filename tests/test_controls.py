@@ -1,8 +1,10 @@
-"""sync_combo: the box ends up holding exactly the texts given, renamed in place."""
+"""sync_combo: the box ends up holding exactly the texts given, renamed in place; set_tooltip
+sends no event for the tooltip the widget has already."""
 
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QComboBox, QLabel
 
-from app.widgets.controls import sync_combo
+from app.widgets.controls import set_tooltip, sync_combo
 
 
 def items(box):
@@ -33,3 +35,23 @@ def test_sync_combo_reads_the_box_when_someone_else_changed_it(qtbot):
     box.setItemText(0, "changed")
     sync_combo(box, ["0 a", "1 b"], 1)
     assert items(box) == ["0 a", "1 b"] and box.currentIndex() == 1
+
+
+def test_set_tooltip_changes_only_what_differs(qtbot):
+    label = QLabel()
+    qtbot.addWidget(label)
+    changes = []
+
+    class Count(QObject):
+        def eventFilter(self, _obj, event):
+            if event.type() == QEvent.Type.ToolTipChange:
+                changes.append(label.toolTip())
+            return False
+
+    counter = Count()
+    label.installEventFilter(counter)
+    set_tooltip(label, "max |Δ| = 0")
+    set_tooltip(label, "max |Δ| = 0")  # a redraw with the same words: nothing sent
+    set_tooltip(label, "")
+    set_tooltip(label, "")
+    assert changes == ["max |Δ| = 0", ""] and label.toolTip() == ""

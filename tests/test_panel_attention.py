@@ -510,3 +510,19 @@ def test_token_labels_never_overlap_at_twice_the_text_size(make_window, qtbot, t
         assert len(spans) > 1
         overlaps = [(a, b) for a, b in pairwise(spans) if a[1] > b[0]]
         assert overlaps == [], (scale, overlaps)
+
+
+def test_arc_memo_returns_arc_points_bitwise_and_reuses_them():
+    from app.widgets.attention_arcs import ArcMemo, arc_points
+
+    memo = ArcMemo()
+    keys = np.arange(9)
+    first = memo.points(keys, 8, 9, 40, (0.2, 0.15))
+    assert np.array_equal(first, arc_points(keys, 8, 9, 40, (0.2, 0.15)))
+    assert not first.flags.writeable  # shared between redraws: nobody may change it
+    assert memo.points(np.arange(9), 8, 9, 40, (0.2, 0.15)) is first  # the next edit's arcs
+    # any input of the shape is part of the key: another loop size, query or count is new
+    for args in ((keys, 8, 9, 40, (0.3, 0.15)), (keys, 7, 9, 40, (0.2, 0.15)),
+                 (keys, 8, 10, 40, (0.2, 0.15)), (keys[:-1], 8, 9, 40, (0.2, 0.15))):
+        got = memo.points(*args)
+        assert got is not first and np.array_equal(got, arc_points(*args))

@@ -609,3 +609,25 @@ def test_backspace_then_a_new_last_character_is_compared_with_the_sentence_befor
     assert "我 爱" not in detail  # as typed, not token by token
     # the dashed line stands at the edited row in every view
     assert all(line.isVisible() and line.value() == 6 for line in panel.k_lines)
+
+
+def test_bar_colours_found_at_once_are_colour_of_each_value(make_window):
+    window = make_window(sync=True, text="the cat sat")
+    window.editor.set_text("the cat ran")  # (sync: computed and drawn at once)
+    panel = window.panels["causalityDock"]
+    view = panel.diff_view
+    rng = np.random.default_rng(7)
+    # zeros, rounding-sized, ordinary, beyond the top of the scale and below the floor
+    values = np.concatenate([[0.0, 1e-300, 1e-17, 1e-16, 3e-9, 0.5, 1.0, 1e3, np.inf],
+                             10.0 ** rng.uniform(-20, 2, 500)])
+    for high in (1.0, 2.0, float(view.high)):
+        view.high = high
+        assert [c.rgba() for c in view.colours_of(values)] == [
+            view.colour_of(float(v)).rgba() for v in values]
+    # the bars drawn for the step are coloured that way
+    window.state.set_step("resid_mlp")
+    bars = panel.bars.bar_item.opts
+    shown = panel.bar_values[panel.bar_values > 0]
+    assert shown.size > 0 and len(bars["brushes"]) == shown.size
+    assert [c.rgba() for c in bars["brushes"]] == [view.colour_of(float(v)).rgba()
+                                                   for v in shown]

@@ -35,6 +35,7 @@ from app.widgets.attention_arcs import (
     ARC_TOP,
     N_BUCKETS,
     ArcCurve,
+    ArcMemo,
     arc_points,
     bucket_of,
     bucket_pen,
@@ -42,7 +43,7 @@ from app.widgets.attention_arcs import (
     link_rgb,
     pairs,
 )
-from app.widgets.controls import sync_combo, sync_spin
+from app.widgets.controls import set_tooltip, sync_combo, sync_spin
 from app.widgets.plotting import (
     DeviceDashedCurve,
     QuietTextItem,
@@ -215,6 +216,8 @@ class AttentionGraphPanel(Panel):
         self._drawn_key: tuple | None = None
         #: what the nodes show (see _draw_nodes)
         self._nodes_look: tuple | None = None
+        #: the arcs' shapes of the last few key sets (they do not depend on the weights)
+        self._arcs = ArcMemo()
 
         self.query_box.currentIndexChanged.connect(self._on_query_box)
         self.head_box.valueChanged.connect(self.state.set_head)
@@ -258,14 +261,14 @@ class AttentionGraphPanel(Panel):
         self.caption_key_shown = shown
         if not shown:
             self.caption.setText(numbers)
-        self.caption.setToolTip("" if shown else full)
+        set_tooltip(self.caption, "" if shown else full)
         room -= self.caption.heightForWidth(width)  # the caption as it is now set
         note_shown = room >= GRAPH_MIN_HEIGHT
         if not note_shown:
             room += note
         self.gqa_note.setVisible(note_shown)
-        self.head_box.setToolTip(self._head_tip + ("" if note_shown
-                                                   else "\n" + self.gqa_note.text()))
+        set_tooltip(self.head_box, self._head_tip + ("" if note_shown
+                                                     else "\n" + self.gqa_note.text()))
         self.graph.setMinimumHeight(max(min(GRAPH_MIN_HEIGHT, room), GRAPH_FLOOR_HEIGHT))
 
     # ----- strings -----
@@ -409,7 +412,7 @@ class AttentionGraphPanel(Panel):
     def _draw_links(self, weights: np.ndarray, masked: np.ndarray, visible: np.ndarray,
                     query: int, n: int) -> None:
         samples = 40 if n <= 64 else 24
-        points = arc_points(visible, query, n, samples, self._loop)  # [K, S, 2]
+        points = self._arcs.points(visible, query, n, samples, self._loop)  # [K, S, 2]
         buckets = bucket_of(weights[visible])
         self.edge_keys = []
         for b, curve in enumerate(self.bucket_curves):
@@ -422,7 +425,7 @@ class AttentionGraphPanel(Panel):
             stride = math.ceil(hidden.size / MAX_MASKED_ARCS)
             hidden = hidden[::stride]
         self.masked_keys = hidden
-        mpoints = arc_points(hidden, query, n, samples, self._loop)
+        mpoints = self._arcs.points(hidden, query, n, samples, self._loop)
         set_points(self.masked_curve, *pairs(mpoints))
         if masked.any():
             # above the apex of the outermost masked arc: only masked arcs reach there

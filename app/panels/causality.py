@@ -39,7 +39,7 @@ from app.verdict import InterventionVerdict, Message, Verdict, decide, decide_in
 from app.widgets.arrangement import Arrangement, Hysteresis
 from app.widgets.causality_words import CausalityWords
 from app.widgets.claim_badge import ClaimBadge
-from app.widgets.controls import sync_spin
+from app.widgets.controls import set_tooltip, sync_spin
 from app.widgets.diff_bars import (
     GOOD_HTML,
     K_LINE_HTML,
@@ -394,8 +394,8 @@ class CausalityPanel(Panel):
     def _sync_verdict_tip(self) -> None:
         """Folded, the explanation and hint are the verdict's tooltip too."""
         folded = self.compact and not self.details_button.isChecked()
-        self.verdict.setToolTip(f"{self.detail.text()}<br><br>{self.hint.text()}"
-                                if folded else "")
+        set_tooltip(self.verdict, f"{self.detail.text()}<br><br>{self.hint.text()}"
+                    if folded else "")
 
     # ----- strings -----
     def retranslate(self) -> None:
@@ -576,7 +576,7 @@ class CausalityPanel(Panel):
         values = report.per_position[name]
         self.bar_values = values
         future_only = name == "attn_scores" and result.trace.causal
-        self.bars.draw(values, self._levels, self.diff_view.colour_of,
+        self.bars.draw(values, self._levels, self.diff_view.colours_of,
                        future_only & (np.arange(len(values)) < k))
 
     # ----- words (decided by app.verdict, worded by app.widgets.causality_words) -----

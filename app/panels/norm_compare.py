@@ -41,7 +41,7 @@ from app.compute import Result
 from app.panels.base import Panel
 from app.state import AppState
 from app.widgets.arrangement import Arrangement, Hysteresis
-from app.widgets.controls import sync_combo
+from app.widgets.controls import set_tooltip, sync_combo
 from app.widgets.norm_parts import (
     InlineBadge,
     RangeMemoryAxis,
@@ -583,7 +583,9 @@ class NormComparePanel(Panel):
             return
         self._drawn_key = None  # until drawn
         eps = config.rms_norm_eps
-        cmp = compare_norms(v, eps=eps)
+        # derived on the worker for the last token (app/derive.py); another row: found here
+        derived = result.derived.norm_comparison(point, query) if result.derived else None
+        cmp = derived if derived is not None else compare_norms(v, eps=eps)
         self.comparison, self.shown_query = cmp, query
         if own_weights:
             # RMSNorm(v)·γ, what compare_norms(v, eps=eps, gamma=γ).rms_norm is
@@ -725,7 +727,7 @@ class NormComparePanel(Panel):
         self._full[label], self._short[label] = full, short
         compact = self.shortening.compact
         label.setText(short if compact else full)
-        label.setToolTip(f"{self._title}\n{_plain(full)}" if compact else "")
+        set_tooltip(label, f"{self._title}\n{_plain(full)}" if compact else "")
 
     # ----- hover -----
     def feature_at(self, scene_pos: QPointF) -> int:

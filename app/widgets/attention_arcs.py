@@ -84,6 +84,30 @@ def arc_points(keys: np.ndarray, query: int, n_tokens: int, samples: int,
     return np.stack([x, y], axis=-1)
 
 
+class ArcMemo:
+    """:func:`arc_points` of the last few key sets, kept: an arc's shape depends on its key,
+    the query, the token count and the loop's size, never on the weight, so while someone
+    types at the end of the sentence (the query follows the last token) every edit draws the
+    same arcs, only bucketed by new weights. Returned arrays are read-only (shared)."""
+
+    KEEP = 4
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple, np.ndarray] = {}
+
+    def points(self, keys: np.ndarray, query: int, n_tokens: int, samples: int,
+               loop: tuple[float, float]) -> np.ndarray:
+        key = (np.asarray(keys, dtype=np.int64).tobytes(), query, n_tokens, samples, loop)
+        found = self._kept.get(key)
+        if found is None:
+            found = arc_points(keys, query, n_tokens, samples, loop)
+            found.flags.writeable = False
+            if len(self._kept) >= self.KEEP:
+                self._kept.pop(next(iter(self._kept)))  # the oldest
+            self._kept[key] = found
+        return found
+
+
 def pairs(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """x, y arrays for ``connect='pairs'`` from [K, S, 2] polylines (one segment per pair)."""
     if points.shape[0] == 0:

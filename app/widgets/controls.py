@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtWidgets import QComboBox, QSpinBox
+from PySide6.QtWidgets import QComboBox, QSpinBox, QWidget
+
+
+def set_tooltip(widget: QWidget, text: str) -> None:
+    """``widget.setToolTip(text)`` unless that is its tooltip already: every call sends the
+    widget a ToolTipChange event, and redraws set the same tooltip again on most edits."""
+    if widget.toolTip() != text:
+        widget.setToolTip(text)
 
 
 def sync_spin(box: QSpinBox, maximum: int, value: int) -> None:
