@@ -35,7 +35,7 @@ from app import theme
 from app.compute import Baseline, Result
 from app.panels.base import Panel
 from app.state import AppState
-from app.verdict import InterventionVerdict, Message, Verdict, decide, decide_intervention, fmt_diff
+from app.verdict import InterventionVerdict, Message, Verdict, decide, decide_intervention
 from app.widgets.arrangement import Arrangement, Hysteresis
 from app.widgets.causality_words import CausalityWords
 from app.widgets.claim_badge import ClaimBadge
@@ -595,30 +595,6 @@ class CausalityPanel(Panel):
             self.nothing.setText(self._big_hint(causal) if verdict.page.id == "big_hint"
                                  else _large(words.render(verdict.page)))
 
-    def _intervention_words(self, message: Message) -> str:
-        p = message.params
-        if message.id == "iv_same":
-            return self.tr("Intervention vs the plain layer: every step identical (it changes "
-                      "nothing on this input)")
-        if message.id == "iv_steps":
-            return self.tr("Intervention vs the plain layer: steps 0–%1 identical; %2 is the first "
-                      "that differs").replace("%1", str(p[0])).replace("%2", f"<b>{p[1]}</b>")
-        if message.id == "iv_heads_only":
-            text = (self.tr("attn_context differs only in head %1's columns (max |Δ| = %2).")
-                    if (message.count or 1) == 1 else
-                    self.tr("attn_context differs only in the columns of heads %1 (max |Δ| = %2)."))
-            return text.replace("%1", str(p[0])).replace(
-                "%2", fmt_diff(float(p[1])))  # type: ignore[arg-type]
-        if message.id == "iv_heads_more":
-            return self.tr("Unexpected: attn_context differs in the columns of heads %1, not only "
-                      "the ones switched.").replace("%1", str(p[0]))
-        if message.id == "iv_early":
-            return self.tr("Unexpected: %1 differs before %2, where the intervention "
-                           "acts.").replace("%1", str(p[0])).replace("%2", str(p[1]))
-        return self.tr("%1 of %2 token rows change in %3 (max |Δ| = %4).").replace(
-            "%1", str(p[0])).replace("%2", str(p[1])).replace("%3", str(p[2])).replace(
-            "%4", fmt_diff(float(p[3])))  # type: ignore[arg-type]
-
     def _write_intervention(self, result: Result) -> None:
         diff = result.intervention_diff
         label = self.intervention_verdict
@@ -630,8 +606,8 @@ class CausalityPanel(Panel):
         self.intervention_data = verdict
         colour = LEVEL_COLOURS[verdict.level]
         colour = theme.ink(colour) if colour else theme.quiet_css()
-        words = [self._intervention_words(verdict.title),
-                 *(self._intervention_words(m) for m in verdict.detail)]
+        words = [self.words.intervention(verdict.title),
+                 *(self.words.intervention(m) for m in verdict.detail)]
         label.setText(f"<span style='color:{colour}'><b>{words[0]}</b></span> "
                       + " ".join(words[1:]))
         label.show()

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSpacerItem,
     QSplitter,
-    QStackedWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -33,20 +32,16 @@ from PySide6.QtWidgets import (
 
 from app import palettes, theme
 from app.compute import (
-    SWEEP_LAYER_RUNS,
     Result,
-    convergence_max_tokens,
-    convergence_skipped,
     norm_curve_points,
     token_html,
 )
-from app.engine_text import exception_text
 from app.panels.base import Panel
+from app.panels.depth_convergence import ConvergenceSection
 from app.state import AppState
 from app.widgets.animated_heatmap import AnimatedHeatmapView
 from app.widgets.arrangement import Hysteresis, side_by_side
 from app.widgets.claim_badge import ClaimBadge
-from app.widgets.convergence_plot import ConvergencePlot
 from app.widgets.depth_slider import RESOLUTION, DepthSlider, play_step
 from app.widgets.norm_curves import NormCurvesPlot
 from app.widgets.relayout import move_to_box
@@ -139,39 +134,16 @@ class DepthTimePanel(Panel):
         self.query_dot = plot.query_dot
         self.attn_text, self.mlp_text = plot.attn_text, plot.mlp_text
 
-        # ----- convergence to the flow -----
-        self.conv_plot = ConvergencePlot()
-        self.conv_plot.setObjectName("depthConvPlot")
-        conv = self.conv_plot  # (its items, as tests reach them)
-        self.conv_euler, self.conv_second = conv.conv_euler, conv.conv_second
-        self.layer_marker, self.layer_text = conv.layer_marker, conv.layer_text
-        self.conv_waiting = QLabel()
-        self.conv_waiting.setObjectName("depthConvWaiting")
-        self.conv_waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.conv_waiting.setWordWrap(True)
-        theme.make_quiet(self.conv_waiting)
-        self.conv_stack = QStackedWidget()
-        self.conv_stack.addWidget(self.conv_waiting)
-        self.conv_stack.addWidget(self.conv_plot)
-        self.conv_badge = ClaimBadge("EXACT", "E13")
-        self.conv_caption = QLabel()
-        self.conv_caption.setObjectName("depthConvCaption")
-        self.conv_caption.setTextFormat(Qt.TextFormat.RichText)
-        self.conv_caption.setWordWrap(True)
-        conv_box = QWidget()
-        conv_layout = QVBoxLayout(conv_box)
-        conv_layout.setContentsMargins(0, 0, 0, 0)
-        conv_layout.setSpacing(2)
-        conv_layout.addWidget(self.conv_stack, 1)
-        # the convergence caption runs under all the plots, at the panel's full width: under
-        # the plot alone it wrapped to 4-8 lines in its column (1366 x 768, presentation
-        # mode, the tour open) and left the plot a strip whose axis title was cut
-        self.conv_caption_box = QWidget()
-        self.conv_caption_box.setObjectName("depthConvCaptionBox")
-        conv_caption_row = QHBoxLayout(self.conv_caption_box)
-        conv_caption_row.setContentsMargins(0, 0, 0, 0)
-        conv_caption_row.addWidget(self.conv_badge, 0, Qt.AlignmentFlag.AlignTop)
-        conv_caption_row.addWidget(self.conv_caption, 1)
+        # ----- convergence to the flow (app/panels/depth_convergence.py) -----
+        self.convergence = ConvergenceSection(self)
+        section = self.convergence  # (its widgets and items, as the layout and tests reach them)
+        self.conv_plot, self.conv_caption = section.plot, section.caption
+        self.conv_waiting, self.conv_stack = section.waiting, section.stack
+        self.conv_badge, self.conv_caption_box = section.badge, section.caption_box
+        self.conv_euler, self.conv_second = section.plot.conv_euler, section.plot.conv_second
+        self.layer_marker = section.plot.layer_marker
+        self.layer_text = section.plot.layer_text
+        conv_box = section.box
 
         # compact (a short, narrow panel: the tour open at 1366 x 768): one small plot at a
         # time beside u(t), picked with these two buttons (see _arrange)
@@ -271,8 +243,6 @@ class DepthTimePanel(Panel):
         self._norm_times: np.ndarray | None = None
         self._norms: np.ndarray | None = None  # [n_points, T]
         self._shown_t: float | None = None
-        self._shown_conv: Convergence | None = None
-        self._conv_state: tuple | None = None  # what the waiting picture shows (see below)
         self._frame_dirty = False
         #: what the norm plot shows, so an edit that leaves a curve (or the range, the title)
         #: as it was touches nothing: a changed item repaints the whole plot
@@ -436,9 +406,6 @@ class DepthTimePanel(Panel):
             "E14 (exact, tested): inside an explicit sub-step "
             "(1 − s)·x + s·(x + F(x)) = x + s·F(x), so every in-between state is a true Euler "
             "step of size s."))
-        self.conv_badge.setToolTip(self.tr(
-            "E13 (exact, tested): sub-stepping the layer n times with Δt = 1/n converges to "
-            "its flow at first order; a second-order scheme at second order."))
         self.play_button.setToolTip(self.tr("Play or pause: t runs from 0 to 1 and loops"))
         self.speed_label.setText(self.tr("speed"))
         self.speed_box.setToolTip(self.tr("1× = one sweep from u(0) to u(1) in 4 seconds"))
@@ -468,16 +435,12 @@ class DepthTimePanel(Panel):
         self.show_conv_button.setText(self.tr("convergence"))
         self.show_conv_button.setToolTip(self.tr("Show the layer sub-stepped n times "
                                                  "converging to its flow"))
-        self.conv_plot.titles = (self.tr("sub-steps n (Δt = 1/n)"), self.tr("sub-steps n"),
-                                 "n")
-        self.conv_plot.layer_label = self.tr("the real layer (n = 1)")
-        self.conv_plot.left_titles = (self.tr("distance to flow"), self.tr("distance"))
-        self.conv_plot.fit_ticks()  # the label beside n = 1, in this language
         self._update_play_text()
         self._arrange_controls()  # the marks' words have their own widths in each language
         # (the query curve's title and the caption follow at the redraw that comes with every
         # language or theme switch)
-        self._show_convergence(force=True)
+        self.convergence.retranslate()
+        self.convergence.show(self.state, force=True)
 
     def _update_play_text(self) -> None:
         playing = self.play_button.isChecked()
@@ -552,7 +515,7 @@ class DepthTimePanel(Panel):
         self._draw_query_curve()
         self._shown_t = None
         self._apply_t(force=True)
-        self._show_convergence()
+        self.convergence.show(self.state)
 
     def _draw_query_curve(self) -> None:
         if self._norms is None or self._result is None:
@@ -659,73 +622,7 @@ class DepthTimePanel(Panel):
     # ----- convergence -----
 
     def skipped_text(self, result: Result) -> str:
-        """Why the convergence plot stays empty: the sweep's work budget (see app.compute)."""
-        limit = convergence_max_tokens(result.trace.config)  # type: ignore[union-attr]
-        if limit == 0:
-            return self.tr("Convergence is not computed for a layer this large: it runs the "
-                           "layer ~%1 times, seconds of CPU even for one token.").replace(
-                               "%1", str(SWEEP_LAYER_RUNS))
-        return self.tr("Convergence is computed up to %1 tokens at this layer size (it runs "
-                       "the layer ~%2 times); shorten the text to see it.").replace(
-                           "%1", str(limit)).replace("%2", str(SWEEP_LAYER_RUNS))
+        return self.convergence.skipped_text(result)
 
     def _on_convergence_changed(self, _conv: Convergence | None) -> None:
-        self._show_convergence()
-
-    def _show_convergence(self, force: bool = False) -> None:
-        conv = self.state.convergence
-        if conv is not None and conv is self._shown_conv and not force:
-            return
-        self._shown_conv = conv
-        result = self.state.result
-        skipped = convergence_skipped(result)  # too much work: the sweep never comes
-        failed = self.state.convergence_error  # the sweep raised: it never comes either
-        computing = conv is None and result is not None and not skipped and failed is None
-        # a result and then its "no sweep yet" each ask for the same waiting picture: once
-        shown = (None if conv is not None else
-                 (computing, self.conv_plot.has_data(), result is None, skipped, failed))
-        if shown is not None and shown == self._conv_state and not force:
-            return
-        self._conv_state = shown
-        if computing and self.conv_plot.has_data():
-            # typing: keep the last sweep, dimmed, until the new one arrives (no flicker)
-            for item in self.conv_plot.items():
-                item.setOpacity(0.3)
-            self.conv_caption.setText(self.tr("computing… (the sweep of the previous input is "
-                                              "shown dimmed)"))
-            return
-        for item in self.conv_plot.items():
-            item.setOpacity(1.0)
-        if conv is None:
-            self.conv_plot.clear_data()
-            if skipped:
-                self.conv_waiting.setText(self.skipped_text(result))
-            elif failed is not None and result is not None:
-                self.conv_waiting.setText(self.tr("Not computed: the sweep could not run: %1")
-                                          .replace("%1", exception_text(failed)))
-            elif result is None:
-                self.conv_waiting.setText("")
-            else:
-                self.conv_waiting.setText(self.tr(
-                    "computing… (the layer sub-stepped n = 1…64 times)"))
-            self.conv_stack.setCurrentWidget(self.conv_waiting)
-            self.conv_caption.setText(self.tr(
-                "Sub-stepping the layer n times with Δt = 1/n converges to the flow "
-                "u′ = A(u) + M(u). The real layer is n = 1."))
-            return
-        scheme = conv.second_order_scheme.capitalize()
-        e1 = self.conv_plot.show_sweep(conv)
-        self.conv_plot.set_legend(self.tr("Euler"), scheme)  # short: the caption says the rest
-        self.conv_stack.setCurrentWidget(self.conv_plot)
-        order1 = float(conv.orders_euler[-1]) if len(conv.ns) > 1 else float("nan")
-        order2 = float(conv.orders_second_order[-1]) if len(conv.ns) > 1 else float("nan")
-        last = conv.ns[-2:] if len(conv.ns) > 1 else conv.ns * 2  # (not a least-squares fit)
-        self.conv_caption.setText(self.tr(
-            "Order from n = %5 to %6 (log₂ of the error ratio): <b>%1</b> for Euler, <b>%3</b> "
-            "for %2. The real layer is <b>n = 1</b>, %4 from its own flow.").replace(
-            "%1", f"{order1:.2f}").replace("%2", scheme).replace(
-            "%3", f"{order2:.2f}").replace("%4", f"{e1:.3g}").replace(
-            "%5", str(last[0])).replace("%6", str(last[1])))
-        # what an order means, kept off the caption: in a short dock it took the plot's room
-        self.conv_caption.setToolTip(self.tr(
-            "Order 1: the error halves as n doubles; order 2: it falls to a quarter."))
+        self.convergence.show(self.state)

@@ -12,7 +12,7 @@ import html
 from PySide6.QtCore import QObject
 
 from app.compute import LRM, isolated, short_token, token_html
-from app.verdict import Message, Quote, Token
+from app.verdict import Message, Quote, Token, fmt_diff
 
 #: Characters of a quoted sentence kept either side of its edited token (a token may be as
 #: long as the whole text; the quote stays a line or two).
@@ -127,3 +127,28 @@ class CausalityWords(QObject):
                 "rows return to exactly 0."),
         }
         return templates[key]
+
+    def intervention(self, message: Message) -> str:
+        """A sentence of the intervened-vs-plain verdict (app.verdict.decide_intervention)."""
+        p = message.params
+        if message.id == "iv_same":
+            return self.tr("Intervention vs the plain layer: every step identical (it changes "
+                      "nothing on this input)")
+        if message.id == "iv_steps":
+            return self.tr("Intervention vs the plain layer: steps 0–%1 identical; %2 is the first "
+                      "that differs").replace("%1", str(p[0])).replace("%2", f"<b>{p[1]}</b>")
+        if message.id == "iv_heads_only":
+            text = (self.tr("attn_context differs only in head %1's columns (max |Δ| = %2).")
+                    if (message.count or 1) == 1 else
+                    self.tr("attn_context differs only in the columns of heads %1 (max |Δ| = %2)."))
+            return text.replace("%1", str(p[0])).replace(
+                "%2", fmt_diff(float(p[1])))  # type: ignore[arg-type]
+        if message.id == "iv_heads_more":
+            return self.tr("Unexpected: attn_context differs in the columns of heads %1, not only "
+                      "the ones switched.").replace("%1", str(p[0]))
+        if message.id == "iv_early":
+            return self.tr("Unexpected: %1 differs before %2, where the intervention "
+                           "acts.").replace("%1", str(p[0])).replace("%2", str(p[1]))
+        return self.tr("%1 of %2 token rows change in %3 (max |Δ| = %4).").replace(
+            "%1", str(p[0])).replace("%2", str(p[1])).replace("%3", str(p[2])).replace(
+            "%4", fmt_diff(float(p[3])))  # type: ignore[arg-type]

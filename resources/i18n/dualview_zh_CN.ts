@@ -193,34 +193,6 @@
         <translation>k 之前的行只在被掩码的未来部分有变化（已框出）</translation>
     </message>
     <message>
-        <source>Intervention vs the plain layer: every step identical (it changes nothing on this input)</source>
-        <translation>干预与原始层对比：每一步都相同（在这个输入上它什么也没改变）</translation>
-    </message>
-    <message>
-        <source>Intervention vs the plain layer: steps 0–%1 identical; %2 is the first that differs</source>
-        <translation>干预与原始层对比：第 0–%1 步相同；%2 是第一个不同的步骤</translation>
-    </message>
-    <message>
-        <source>attn_context differs only in head %1&apos;s columns (max |Δ| = %2).</source>
-        <translation>attn_context 只在头 %1 的列上不同（最大 |Δ| = %2）。</translation>
-    </message>
-    <message>
-        <source>attn_context differs only in the columns of heads %1 (max |Δ| = %2).</source>
-        <translation>attn_context 只在头 %1 的列上不同（最大 |Δ| = %2）。</translation>
-    </message>
-    <message>
-        <source>Unexpected: attn_context differs in the columns of heads %1, not only the ones switched.</source>
-        <translation>意外：attn_context 在头 %1 的列上不同，不只是被关掉的那些。</translation>
-    </message>
-    <message>
-        <source>Unexpected: %1 differs before %2, where the intervention acts.</source>
-        <translation>意外：%1 在干预起作用的 %2 之前就不同了。</translation>
-    </message>
-    <message>
-        <source>%1 of %2 token rows change in %3 (max |Δ| = %4).</source>
-        <translation>%3 中 %2 个词元行里有 %1 行改变（最大 |Δ| = %4）。</translation>
-    </message>
-    <message>
         <source>Pin baseline keeps comparing with the input on screen now, so you can make several edits in a row.</source>
         <translation>“固定基准”会一直与当前屏幕上的输入比较，这样可以连续做几次修改。</translation>
     </message>
@@ -400,6 +372,34 @@
     <message>
         <source>Turn the mask back on (View ▸ Causal mask, key M) and edit again: the earlier rows return to exactly 0.</source>
         <translation>重新打开掩码（视图 ▸ 因果掩码，M 键）再修改一次：前面的行又回到精确的 0。</translation>
+    </message>
+    <message>
+        <source>Intervention vs the plain layer: every step identical (it changes nothing on this input)</source>
+        <translation>干预与原始层对比：每一步都相同（在这个输入上它什么也没改变）</translation>
+    </message>
+    <message>
+        <source>Intervention vs the plain layer: steps 0–%1 identical; %2 is the first that differs</source>
+        <translation>干预与原始层对比：第 0–%1 步相同；%2 是第一个不同的步骤</translation>
+    </message>
+    <message>
+        <source>attn_context differs only in head %1&apos;s columns (max |Δ| = %2).</source>
+        <translation>attn_context 只在头 %1 的列上不同（最大 |Δ| = %2）。</translation>
+    </message>
+    <message>
+        <source>attn_context differs only in the columns of heads %1 (max |Δ| = %2).</source>
+        <translation>attn_context 只在头 %1 的列上不同（最大 |Δ| = %2）。</translation>
+    </message>
+    <message>
+        <source>Unexpected: attn_context differs in the columns of heads %1, not only the ones switched.</source>
+        <translation>意外：attn_context 在头 %1 的列上不同，不只是被关掉的那些。</translation>
+    </message>
+    <message>
+        <source>Unexpected: %1 differs before %2, where the intervention acts.</source>
+        <translation>意外：%1 在干预起作用的 %2 之前就不同了。</translation>
+    </message>
+    <message>
+        <source>%1 of %2 token rows change in %3 (max |Δ| = %4).</source>
+        <translation>%3 中 %2 个词元行里有 %1 行改变（最大 |Δ| = %4）。</translation>
     </message>
 </context>
 <context>
