@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QTextDocumentFragment
 
-from app.panels.norm_compare import format_number
+from app.widgets.norm_parts import format_number
 from engine.norms import compare_norms
 
 TEXT = "我爱北京天安门"

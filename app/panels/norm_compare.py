@@ -39,6 +39,13 @@ from PySide6.QtWidgets import (
 
 from app.compute import Result
 from app.panels.base import Panel
+from app.panels.norm_words import (
+    IDENTITY_TEXT,
+    hover_text,
+    match_text,
+    plain_text,
+    projection_readings,
+)
 from app.state import AppState
 from app.widgets.arrangement import Arrangement, Hysteresis
 from app.widgets.controls import set_tooltip, sync_combo
@@ -47,7 +54,6 @@ from app.widgets.norm_parts import (
     RangeMemoryAxis,
     empty_bars,
     empty_line,
-    format_number,
     nice_ceil,
     stats_row,
 )
@@ -74,16 +80,6 @@ COLOURS = {
     "layer": (27, 127, 59),
 }
 #: badge background: EXACT, anything else
-
-#: The one-line explanation in both languages (the state's language picks one).
-IDENTITY_TEXT = {
-    "en": "LayerNorm is RMSNorm of the centred vector: LN(v) = RMSNorm(v − mean v). "
-          "RMSNorm does not subtract the mean (it only scales it by 1/rms), LayerNorm "
-          "removes it.",
-    "zh": "LayerNorm 就是对去均值后的向量做 RMSNorm：LN(v) = RMSNorm(v − mean v)。"
-          "RMSNorm 不减去均值（只把它乘以 1/rms），LayerNorm 把它去掉。",
-}
-
 
 #: The table's row names; the last one may wrap after "RMSNorm(v)" in a narrow dock.
 ROW_LABELS = ("v", "LN(v)", "RMSNorm(v)", "RMSNorm(v)·γ")
@@ -490,7 +486,7 @@ class NormComparePanel(Panel):
         self.proj_title.setToolTip(self._title if compact else "")
         for label, full in self._full.items():
             label.setText(self._short[label] if compact else full)
-            label.setToolTip(f"{self._title}\n{_plain(full)}" if compact else "")
+            label.setToolTip(f"{self._title}\n{plain_text(full)}" if compact else "")
 
     # ----- strings -----
     @property
@@ -664,62 +660,14 @@ class NormComparePanel(Panel):
             self._fit_table_height()
 
     def _fill_match(self, norm_step: str, query: int) -> None:
-        if self.layer_rms is None:
-            self.match_text.setText(self.tr("The layer's weights are being replaced; "
-                                            "γ will follow."))
-            return
-        diff = float(np.max(np.abs(self.layer_rms - self.layer_row)))
-        same = bool(np.array_equal(self.layer_rms, self.layer_row))
-        self.match_text.setText(self.tr(
-            "RMSNorm(v)·γ with the layer's γ = row %1 of step %2: max |Δ| = %3%4").replace(
-            "%1", str(query)).replace("%2", norm_step).replace("%3", f"{diff:.3g}").replace(
-            "%4", self.tr(" (bitwise)") if same else ""))
+        self.match_text.setText(match_text(self.layer_rms, self.layer_row, norm_step, query))
 
     def _fill_projection(self, cmp: NormComparison, eps: float) -> None:
-        d = cmp.vector.size
-        ln, rms = cmp.layer_norm_projection, cmp.rms_projection
-        mean, rms_v = cmp.input_stats.mean, cmp.input_stats.rms
-
-        ln_exact = ln.unique and np.isclose(ln.squared_distance, ln.closed_form_squared_distance,
-                                            rtol=1e-9, atol=1e-12)
-        self.ln_badge.set(bool(ln_exact), "E5",
-              self.tr("NOT UNIQUE") if not ln.unique else self.tr("CHECK"))
-        text = self.tr("to S = {mean 0, variance 1}, LayerNorm's set: <b>%1</b> "
-                       "= √(d[(1 − s)² + m²]) = %2").replace(
-            "%1", format_number(ln.distance)).replace(
-            "%2", format_number(float(np.sqrt(ln.closed_form_squared_distance))))
-        if not ln.unique:
-            text += self.tr("; v is constant, so every point of S is equally near (E7)")
-        elif eps > 0:
-            text += self.tr("; LN with ε = %1 lands %2 off S's nearest point (E8)").replace(
-                "%1", f"{eps:g}").replace("%2", f"{cmp.layer_norm_gap:.2g}")
-        self._set_reading(self.ln_text, self.ln_badge.html() + text,
-                          self.ln_badge.html() + self.tr("to LayerNorm's set: <b>%1</b>").replace(
-                              "%1", format_number(ln.distance)))
-
-        rms_exact = rms.unique and np.isclose(rms.squared_distance,
-                                              rms.closed_form_squared_distance,
-                                              rtol=1e-9, atol=1e-12)
-        self.rms_badge.set(bool(rms_exact), "E10",
-              self.tr("NOT UNIQUE") if not rms.unique else self.tr("CHECK"))
-        self._set_reading(self.rms_text, self.rms_badge.html() + self.tr(
-            "to the sphere ‖u‖ = √d = %1, RMSNorm's set: <b>%2</b> = √d·|rms − 1| = %3").replace(
-            "%1", format_number(float(np.sqrt(d)))).replace(
-            "%2", format_number(rms.distance)).replace(
-            "%3", format_number(float(np.sqrt(d) * abs(rms_v - 1.0)))),
-            self.rms_badge.html() + self.tr("to RMSNorm's sphere: <b>%1</b>").replace(
-                "%1", format_number(rms.distance)))
-
-        scale = max(1.0, float(np.linalg.norm(cmp.layer_norm)))
-        centred_exact = cmp.centred_gap <= 1e-12 * scale
-        self.centred_badge.set(bool(centred_exact), "E10", self.tr("CHECK"))
-        self._set_reading(self.centred_text, self.centred_badge.html() + self.tr(
-            "LN(v) = RMSNorm(v − mean v) up to %1; RMSNorm only scales the mean "
-            "(mean v = %2, mean of RMSNorm(v) = %3), LN removes it").replace(
-            "%1", f"{cmp.centred_gap:.1e}").replace("%2", format_number(mean)).replace(
-            "%3", format_number(cmp.rms_norm_stats.mean)),
-            self.centred_badge.html() + self.tr("LN = RMSNorm(v − mean) ± %1").replace(
-                "%1", f"{cmp.centred_gap:.1e}"))
+        lines = ((self.ln_badge, self.ln_text), (self.rms_badge, self.rms_text),
+                 (self.centred_badge, self.centred_text))
+        for (badge, label), reading in zip(lines, projection_readings(cmp, eps), strict=True):
+            badge.set(reading.exact, reading.claim, reading.failed)
+            self._set_reading(label, badge.html() + reading.full, badge.html() + reading.short)
 
     def _set_reading(self, label: StableLabel, full: str, short: str) -> None:
         """One line of the reading: ``full`` in the wide arrangement, ``short`` (with
@@ -727,7 +675,7 @@ class NormComparePanel(Panel):
         self._full[label], self._short[label] = full, short
         compact = self.shortening.compact
         label.setText(short if compact else full)
-        set_tooltip(label, f"{self._title}\n{_plain(full)}" if compact else "")
+        set_tooltip(label, f"{self._title}\n{plain_text(full)}" if compact else "")
 
     # ----- hover -----
     def feature_at(self, scene_pos: QPointF) -> int:
@@ -738,15 +686,7 @@ class NormComparePanel(Panel):
         return i if 0 <= i < self.comparison.vector.size else -1
 
     def hover_text(self, i: int) -> str:
-        cmp = self.comparison
-        if cmp is None or i < 0:
-            return ""
-        text = self.tr("feature %1: v = %2 · LN(v) = %3 · RMSNorm(v) = %4").replace(
-            "%1", str(i)).replace("%2", format_number(cmp.vector[i])).replace(
-            "%3", format_number(cmp.layer_norm[i])).replace("%4", format_number(cmp.rms_norm[i]))
-        if self.layer_rms is not None:
-            text += self.tr(" · ·γ = %1").replace("%1", format_number(self.layer_rms[i]))
-        return text
+        return hover_text(self.comparison, self.layer_rms, i)
 
     def _on_mouse_moved(self, scene_pos: QPointF) -> None:
         i = self.feature_at(scene_pos)
@@ -757,10 +697,3 @@ class NormComparePanel(Panel):
         else:
             self._hover_feature = i
             self.legend.setText(self.hover_text(i))
-
-
-def _plain(html: str) -> str:
-    """Rich text as the plain text a tooltip shows (the badge and the bold number kept)."""
-    doc = QTextDocument()
-    doc.setHtml(html)
-    return doc.toPlainText().replace("\u00a0", " ")
