@@ -364,13 +364,17 @@ def test_temperature_tau_one_and_sqrt_d_labels_stand_apart(make_window, qtbot, s
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_temperature_plots_stand_side_by_side_at_1366_by_768(make_window, qtbot, language,
                                                               restore_view):
-    """Stacked in the ~780 x 340 dock of a 1366 x 768 window, the entropy-against-τ plot was
-    ~40 px tall: neither the τ = 1 nor the √d label could show. The two plots now stand beside
-    the heatmap, each tall enough for its labels and drawn within its own column."""
+    """Stacked in the ~780 x 340 dock a 1366 x 768 window gave it (before the default layout
+    followed the window's size: it now tabs the lens in a 784 x 568 column), the
+    entropy-against-τ plot was ~40 px tall: neither the τ = 1 nor the √d label could show. In
+    such a short, wide dock the two plots stand beside the heatmap, each tall enough for its
+    labels and drawn within its own column."""
     window = make_window(sync=True, text="我爱北京天安门", language=language)
     window.resize(1366, 768)
     window.apply_default_layout()
     panel = show(window, qtbot, "lensTemperatureDock")
+    window.docks["lensTemperatureDock"].setFloating(True)
+    window.docks["lensTemperatureDock"].resize(780, 340)
     view = panel.curve_plot.getViewBox()
     qtbot.waitUntil(lambda: view.height() >= 100, timeout=3000)
 
@@ -722,17 +726,22 @@ def test_convergence_legend_covers_no_curve(make_window, qtbot, size):
     its rows reached the curves falling from the top left: there it is a line of text above
     the plot."""
     window = make_window(sync=True, text="我爱北京天安门")
+    dock = window.docks["lensConvergenceDock"]
     if size is not None:
         window.resize(*size)
         window.apply_default_layout()
     panel = show(window, qtbot, "lensConvergenceDock")
     panel.show_layer.setChecked(True)
     if size is not None:
+        # the ~780 x 340 dock a 1366 x 768 window gave the lens before the default layout
+        # followed the window's size (it now tabs it in a taller column)
+        dock.setFloating(True)
+        dock.resize(780, 340)
         qtbot.waitUntil(lambda: panel.layer_curve.isVisible() and panel.key_line.isVisible())
         assert not panel.legend.isVisible()
         for name in ("Euler (the layer, sub-stepped)", "second order", "slope 1", "slope 2"):
             assert name in panel.key_line.text()
-        window.resize(1600, 1000)  # (the lens stays open: room again)
+        dock.resize(780, 700)  # (the lens stays open: room again)
     qtbot.waitUntil(lambda: panel.layer_curve.isVisible() and panel.legend.isVisible())
     assert not panel.key_line.isVisible()
     vb = panel.plot.getPlotItem().getViewBox()
