@@ -427,6 +427,7 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
     with pytest.raises(OSError) as info:
         sessions.write_atomic(tmp_path / "t.json", b"x")
     assert info.value.filename == os.fspath(tmp_path / "t.json") and info.value.errno == 28
+    assert info.value.strerror == "No space left on device"  # (the words the user reads)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -581,3 +582,52 @@ def test_example_titles_are_read_as_utf8_whatever_the_locale(tmp_path):
     encoding, title = out.stdout.splitlines()
     assert encoding.lower().replace("-", "") != "utf8"  # the case under test
     assert title == expected
+
+
+def test_the_temporary_file_is_ours_by_name_and_beside_the_target(tmp_path, monkeypatch):
+    seen = []
+    real_replace = os.replace
+
+    def look(src, dst):
+        seen.append(Path(src))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", look)
+    sessions.write_atomic(tmp_path / "x.json", b"data")
+    assert len(seen) == 1 and seen[0].parent == tmp_path
+    assert seen[0].name.startswith(f".dualview-{os.getpid()}-") and seen[0].name.endswith(".tmp")
+    assert sessions._TEMP_NAME.fullmatch(seen[0].name)
+
+
+def test_a_save_cleans_its_own_folder_not_the_working_one(tmp_path, monkeypatch):
+    folder, elsewhere = tmp_path / "saves", tmp_path / "cwd"
+    folder.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    now = time.time()
+    left = aged(folder / ".dualview-old.tmp", 1000, now)
+    other = aged(elsewhere / ".dualview-old.tmp", 1000, now)
+    sessions.write_atomic(folder / "s.json", b"x")
+    assert not left.exists() and other.exists()
+
+
+def test_stale_temp_files_are_judged_at_the_time_given(tmp_path):
+    at = 1_000_000_000  # whole seconds: the ages below are exact
+    boundary = tmp_path / ".dualview-boundary.tmp"
+    boundary.write_bytes(b"x")
+    os.utime(boundary, (at, at))
+    assert sessions.remove_stale_temp_files(tmp_path, now=at + 300.0) == 0  # not older
+    assert boundary.exists()
+    assert sessions.remove_stale_temp_files(tmp_path, now=at + 300.5) == 1
+    fresh = aged(tmp_path / ".dualview-fresh.tmp", 0, time.time())
+    assert sessions.remove_stale_temp_files(tmp_path, now=time.time() + 301) == 1
+    assert not fresh.exists()
+
+
+def test_a_link_named_like_ours_is_left_alone(tmp_path):
+    now = time.time()
+    target = aged(tmp_path / "someone-elses.json", 1000, now)
+    link = tmp_path / ".dualview-link.tmp"
+    link.symlink_to(target)
+    assert sessions.remove_stale_temp_files(tmp_path, now=now) == 0
+    assert link.is_symlink() and target.exists()
