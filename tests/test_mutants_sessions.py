@@ -4,6 +4,7 @@ of app/sessions.py (docs/testing.md); each test pins a thing a user sees or a fi
 
 import json
 import os
+import re
 import stat
 import time
 from dataclasses import replace
@@ -14,6 +15,7 @@ import pytest
 
 from app import sessions
 from app.compute import MAX_TEXT_CHARS
+from app.os_text import os_reason
 from app.state import FONT_SCALE_MAX, FONT_SCALE_MIN
 from engine import EngineError, Intervention, Qwen3Config
 
@@ -223,7 +225,7 @@ def test_a_newer_version():
         "Please update the app.")
 
 
-@pytest.mark.parametrize(("changes", "detail"), [
+REFUSED = [
     ({"text": None}, "the session has no 'text' field"),
     ({"text": 3}, "'text' has the wrong type (int)"),
     ({"config": None}, "the session has no 'config' field"),
@@ -276,15 +278,22 @@ def test_a_newer_version():
      "its text has 200,001 characters, more than the 200,000 the text field holds"),
     ({"text": "😀" * (MAX_TEXT_CHARS // 2 + 1)},  # counted as the text field does (UTF-16)
      "its text has 200,002 characters, more than the 200,000 the text field holds"),
-])
+    ({"weights": {"kind": "file", "path": "/w", "layer": 0, "seed": "1"}},
+     "weights.'seed' has the wrong type (str)"),
+    ({"config": {**TOY.to_dict(), "hidden_size": -1}},
+     "the layer config is invalid: hidden_size must be at least 1, got -1"),
+    ({"config": {**Qwen3Config.qwen3_0_6b().to_dict(), "intermediate_size": 3073}},
+     "its layer has 15,734,016 weights, more than the 15,730,944 of the largest layer this "
+     "app runs (Qwen3-0.6B's)"),
+]
+
+
+@pytest.mark.parametrize(("changes", "detail"), REFUSED)
 def test_refused_fields(changes, detail):
     assert refusal(minimal(**changes)) == damaged(detail)
 
 
-def test_an_invalid_config_is_refused_in_words():
-    detail = refusal(minimal(config={**TOY.to_dict(), "hidden_size": -1}))
-    assert detail == damaged("the layer config is invalid: hidden_size must be at least 1, "
-                             "got -1")
+def test_a_config_of_the_wrong_types_is_refused_in_words():
     assert refusal(minimal(config={**TOY.to_dict(), "hidden_size": "8"})).startswith(
         damaged("the layer config is invalid: ")[:-1])
 
@@ -326,6 +335,9 @@ def test_read_session_and_its_refusals(tmp_path):
     exactly.write_bytes(b" " * sessions.MAX_BYTES)
     not_json = "the file is damaged or is not a session (it is not valid JSON)"
     assert read_refusal(exactly) == not_json
+    valid = json.dumps(minimal()).encode()  # the limit itself, a valid session to its end
+    exactly.write_bytes(b" " * (sessions.MAX_BYTES - len(valid)) + valid)
+    assert sessions.read_session(exactly).text == "the cat"
     for raw in (b"{", b"\xff\xfe", b"[" * 100_000, b"1" * 5000):
         bad = tmp_path / "bad.json"
         bad.write_bytes(raw)
@@ -341,9 +353,8 @@ def test_an_unreadable_file_is_refused_with_the_reason(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(Path, "open", denied)
-    message = read_refusal(good)
-    assert message.startswith("the file a.dualview.json cannot be read (") and \
-        message.endswith(")") and len(message) > len("the file a.dualview.json cannot be read ()")
+    reason = os_reason(PermissionError(13, "Permission denied"))
+    assert reason and read_refusal(good) == f"the file a.dualview.json cannot be read ({reason})"
 
 
 def test_a_moved_folder_finds_its_weights_beside_the_session(tmp_path):
@@ -359,6 +370,11 @@ def test_a_moved_folder_finds_its_weights_beside_the_session(tmp_path):
     data["weights"]["relative"] = "elsewhere.npz"
     assert sessions.read_session(write(folder / "s.dualview.json", data)).weights_path == \
         str(folder / "w.npz")
+    # the saved path exists and so does one beside: the saved one is kept
+    (folder / "elsewhere.npz").write_bytes(b"y")
+    assert sessions.read_session(write(folder / "s.dualview.json", data)).weights_path == \
+        str(folder / "w.npz")
+    (folder / "elsewhere.npz").unlink()
     # nothing beside it either: the saved path is kept (and told missing later)
     data["weights"]["path"] = "/nowhere/w.npz"
     assert sessions.read_session(write(folder / "s.dualview.json", data)).weights_path == \
@@ -631,3 +647,34 @@ def test_a_link_named_like_ours_is_left_alone(tmp_path):
     link.symlink_to(target)
     assert sessions.remove_stale_temp_files(tmp_path, now=now) == 0
     assert link.is_symlink() and target.exists()
+
+
+#: Three English words in a row: a message (or the part of it) left untranslated.
+ENGLISH = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,} [A-Za-z]{2,}")
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_every_refusal_is_in_chinese_when_the_interface_is(qapp, tmp_path):
+    """Each message is looked up under its own context ("Sessions"): under another, the
+    Chinese interface shows it in English."""
+    from app import i18n
+
+    assert i18n.translations().apply("zh")
+    try:
+        messages = [refusal(minimal(**changes)) for changes, _detail in REFUSED[:-3]]
+        messages += [refusal(None), refusal(minimal(version=0)), refusal(minimal(version=2))]
+        big = tmp_path / "big.json"
+        big.write_bytes(b" " * (sessions.MAX_BYTES + 1))
+        bad = tmp_path / "bad.json"
+        bad.write_bytes(b"{")
+        messages += [read_refusal(tmp_path / "gone.json"), read_refusal(tmp_path),
+                     read_refusal(big), read_refusal(bad)]
+        config = refusal(minimal(config={**TOY.to_dict(), "hidden_size": -1}))
+        size = refusal(minimal(config=REFUSED[-1][0]["config"]))
+    finally:
+        i18n.translations().apply("en")
+    for message in [*messages, size, config]:
+        # the detail inside the "damaged or incomplete (...)" frame is Chinese too
+        inner = message[message.index("（") + 1:message.rindex("）")] if "（" in message \
+            else message
+        assert CHINESE.search(inner) and not ENGLISH.search(message), message
