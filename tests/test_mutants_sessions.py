@@ -576,7 +576,7 @@ def test_a_path_that_cannot_be_resolved_is_not_an_example(monkeypatch):
     assert sessions.is_example(example) is False
 
 
-def test_example_titles_are_read_as_utf8_whatever_the_locale(tmp_path):
+def test_example_titles_are_read_as_utf8_whatever_the_locale():
     """On a machine whose locale is not UTF-8 (Windows' cp1252, a C locale) the Chinese
     titles still read back, not as the file name."""
     import subprocess
@@ -592,7 +592,8 @@ def test_example_titles_are_read_as_utf8_whatever_the_locale(tmp_path):
             "from app.sessions import example_title\n"
             "print(locale.getpreferredencoding(False))\n"
             "print(example_title(Path(sys.argv[1]), 'zh'))\n")
-    out = subprocess.run([sys.executable, "-c", code, str(example)], env=env, cwd=tmp_path,
+    # (cwd: the repository, where mutmut's copy of it finds its configuration)
+    out = subprocess.run([sys.executable, "-c", code, str(example)], env=env, cwd=root,
                          capture_output=True, text=True, encoding="utf-8", timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]
     encoding, title = out.stdout.splitlines()
