@@ -280,6 +280,15 @@ REFUSED = [
      "its text has 200,002 characters, more than the 200,000 the text field holds"),
     ({"weights": {"kind": "file", "path": "/w", "layer": 0, "seed": "1"}},
      "weights.'seed' has the wrong type (str)"),
+    ({"selection": []}, "'selection' has the wrong type (list)"),
+    ({"selection": {"step": 1}}, "selection.'step' has the wrong type (int)"),
+    ({"selection": {"query": "1"}}, "selection.'query' has the wrong type (str)"),
+    ({"language": 1}, "'language' has the wrong type (int)"),
+    ({"view": []}, "'view' has the wrong type (list)"),
+    ({"view": {"palette": 1}}, "view.'palette' has the wrong type (int)"),
+    ({"view": {"theme": 1}}, "view.'theme' has the wrong type (int)"),
+    ({"model": {"path": "/m", "layer": "1"}}, "model.'layer' has the wrong type (str)"),
+    ({"intervention": []}, "'intervention' has the wrong type (list)"),
     ({"config": {**TOY.to_dict(), "hidden_size": -1}},
      "the layer config is invalid: hidden_size must be at least 1, got -1"),
     ({"config": {**Qwen3Config.qwen3_0_6b().to_dict(), "intermediate_size": 3073}},
@@ -585,6 +594,7 @@ def test_example_titles_are_read_as_utf8_whatever_the_locale():
     root = Path(__file__).resolve().parents[1]
     example = sessions.example_sessions()[0]
     expected = json.loads(example.read_text(encoding="utf-8"))["title"]["zh"]
+    assert sessions.example_title(example, "zh") == expected  # (here, then in the child)
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0",
            "PYTHONUTF8": "0", "PYTHONPATH": str(root), "PYTHONIOENCODING": "utf-8"}
     code = ("import locale, sys\n"
@@ -670,6 +680,19 @@ def test_every_refusal_is_in_chinese_when_the_interface_is(qapp, tmp_path):
         bad.write_bytes(b"{")
         messages += [read_refusal(tmp_path / "gone.json"), read_refusal(tmp_path),
                      read_refusal(big), read_refusal(bad)]
+        good = write(tmp_path / "a.dualview.json", minimal())
+        real_open = Path.open
+
+        def denied(self, *args, **kwargs):
+            if self == good:
+                raise PermissionError(13, "Permission denied")
+            return real_open(self, *args, **kwargs)
+
+        Path.open = denied
+        try:
+            messages.append(read_refusal(good))
+        finally:
+            Path.open = real_open
         config = refusal(minimal(config={**TOY.to_dict(), "hidden_size": -1}))
         size = refusal(minimal(config=REFUSED[-1][0]["config"]))
     finally:
@@ -679,3 +702,28 @@ def test_every_refusal_is_in_chinese_when_the_interface_is(qapp, tmp_path):
         inner = message[message.index("（") + 1:message.rindex("）")] if "（" in message \
             else message
         assert CHINESE.search(inner) and not ENGLISH.search(message), message
+
+
+def test_the_dead_writer_boundary_and_one_bad_entry_stops_nothing(tmp_path, monkeypatch):
+    at = 1_000_000_000
+    dead = 2**22 + 12345
+    young = tmp_path / f".dualview-{dead}-b.tmp"
+    young.write_bytes(b"x")
+    os.utime(young, (at, at))
+    assert sessions.remove_stale_temp_files(tmp_path, now=at + 30.0) == 0  # not older than 30 s
+    assert young.exists()
+    (tmp_path / ".dualview-a.tmp").mkdir()  # listed first below: skipped, not the end
+    real_scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda p: sorted(real_scandir(p), key=lambda e: e.name))
+    assert sessions.remove_stale_temp_files(tmp_path, now=at + 30.5) == 1
+    assert not young.exists()
+    first, second = (aged(tmp_path / f".dualview-{n}.tmp", 1000, time.time()) for n in "bc")
+    real_unlink = os.unlink
+
+    def unlink(path):  # the first one went meanwhile
+        if Path(path) == first:
+            raise FileNotFoundError(2, "No such file or directory")
+        real_unlink(path)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    assert sessions.remove_stale_temp_files(tmp_path) == 1 and not second.exists()
