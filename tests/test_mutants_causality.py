@@ -3,6 +3,7 @@
 the causality figure's masked rows (−∞ against −∞ is no difference, a NaN shows)."""
 
 import numpy as np
+import pytest
 
 from engine.causality import _exact_row_max, _row_max_abs_diff
 
@@ -95,18 +96,21 @@ def _traces(words_before, words_after):
                  for words in (words_before, words_after))
 
 
-def test_the_scores_per_position_are_the_definition_when_earlier_columns_are_gathered():
-    """12 tokens, the last edited: one changed key column (< 12 // 4), so the earlier rows'
-    scores are compared on the gathered columns only; every row is still max |a - b|."""
+@pytest.mark.parametrize("edited", [11, 1])
+def test_the_scores_per_position_are_the_definition_when_earlier_columns_are_gathered(edited):
+    """12 tokens, one edited: one changed key column (< 12 // 4), so the earlier rows' scores
+    are compared on the gathered column only; every row is still max |a - b|. (Edited at 1:
+    one earlier row, whose index is not the changed column's.)"""
     from engine import compare_traces
 
-    words = [f"w{i}" for i in range(11)]
-    before, after = _traces([*words, "cat"], [*words, "dog"])
+    words = [f"w{i}" for i in range(12)]
+    after_words = [*words[:edited], "dog", *words[edited + 1:]]
+    before, after = _traces(words, after_words)
     report = compare_traces(before, after)
-    assert report.first_changed == 11
+    assert report.first_changed == edited
     definition = np.abs(before["attn_scores"] - after["attn_scores"]).max(axis=(0, 2))
     np.testing.assert_array_equal(report.per_position["attn_scores"], definition)
-    assert definition[:11].min() > 0  # the edited key changes every earlier query's scores
+    assert definition[:edited].min() > 0  # the edited key changes every earlier query's scores
 
 
 def test_an_earlier_row_that_differs_is_seen_even_when_the_last_earlier_row_is_equal():
