@@ -200,6 +200,28 @@ def run(tasks: Sequence[Callable[[], object]]) -> None:
             future.result()
 
 
+def _reset_after_fork() -> None:
+    """In a child made by ``os.fork()``: forget the parent's pool and lock.
+
+    A child inherits the pool object but only the thread that forked, so tasks handed to the
+    inherited pool would wait for ever for threads that do not exist (mutmut forks each mutant
+    from a process that has run the tests; so does any program that forks after a big layer).
+    The lock may have been held by one of those threads at the fork, and the count of threads
+    inside :func:`single_threaded_blas` counts threads that are gone: both start afresh, and
+    BLAS gets back the thread count those threads would have restored. The next :func:`run`
+    makes a new pool in the child."""
+    global _pool, _lock, _active
+    _pool = None
+    _lock = threading.Lock()
+    if _active:
+        _active = 0
+        _set_blas_threads(_saved_threads)
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+
 #: How often a thread waiting for the others looks up: an exception raised in it from outside
 #: is delivered only between Python instructions, never inside one blocked wait.
 _WAKE_S = 0.05

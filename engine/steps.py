@@ -162,25 +162,27 @@ class Step:
     def axes(self) -> tuple[str, ...]:
         return self.info.axes
 
-    @property
-    def _mask_off(self) -> bool:
-        return not self.causal and self.info.name == "causal_mask"
+    def _described(self, step_text: str, mask_off_text: str) -> str:
+        """The step's own text, or ``mask_off_text`` when this is the mask step of a layer
+        run without the mask."""
+        mask_off = not self.causal and self.info.name == "causal_mask"
+        return mask_off_text if mask_off else step_text
 
     @property
     def formula(self) -> str:
-        return MASK_OFF_FORMULA if self._mask_off else self.info.formula
+        return self._described(self.info.formula, MASK_OFF_FORMULA)
 
     @property
     def formula_zh(self) -> str:
-        return MASK_OFF_FORMULA if self._mask_off else self.info.formula_zh
+        return self._described(self.info.formula_zh, MASK_OFF_FORMULA)
 
     @property
     def meaning(self) -> str:
-        return MASK_OFF_MEANING[0] if self._mask_off else self.info.meaning
+        return self._described(self.info.meaning, MASK_OFF_MEANING[0])
 
     @property
     def meaning_zh(self) -> str:
-        return MASK_OFF_MEANING[1] if self._mask_off else self.info.meaning_zh
+        return self._described(self.info.meaning_zh, MASK_OFF_MEANING[1])
 
     @property
     def kind(self) -> Kind:

@@ -564,3 +564,19 @@ def test_reuse_must_be_a_trace(toy):
     x = embed(["a", "b"], config.hidden_size)
     with pytest.raises(EngineError, match="reuse must be a LayerTrace"):
         run_layer(x, weights, config, reuse=x)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_every_steps_four_texts_with_and_without_the_mask(causal):
+    """formula, formula_zh, meaning, meaning_zh: the step's own, except the mask step of a
+    layer run without the mask, which says it is the copy of the scores (in both languages)."""
+    from engine.steps import MASK_OFF_FORMULA, MASK_OFF_MEANING, Step
+
+    for info in STEP_INFO:
+        step = Step(info, np.zeros((1, 1)), causal=causal)
+        texts = (step.formula, step.formula_zh, step.meaning, step.meaning_zh)
+        if info.name == "causal_mask" and not causal:
+            assert texts == (MASK_OFF_FORMULA, MASK_OFF_FORMULA, *MASK_OFF_MEANING)
+        else:
+            assert texts == (info.formula, info.formula_zh, info.meaning, info.meaning_zh)
+    assert "−∞" in STEP_INFO[11].formula_zh  # the mask step's own Chinese formula differs

@@ -3,6 +3,7 @@
 the causality figure's masked rows (−∞ against −∞ is no difference, a NaN shows)."""
 
 import numpy as np
+import pytest
 
 from engine.causality import _exact_row_max, _row_max_abs_diff
 
@@ -84,3 +85,47 @@ def test_a_non_trace_is_named_in_the_refusal():
     with pytest.raises(EngineError) as after:
         compare_traces(trace, 3)
     assert after.value.params == {"name": "after", "got": "int"}
+
+
+def _traces(words_before, words_after):
+    from engine import LayerWeights, Qwen3Config, embed, run_layer
+
+    config = Qwen3Config.toy()
+    weights = LayerWeights.random(config, seed=5)
+    return tuple(run_layer(embed(words, config.hidden_size), weights, config)
+                 for words in (words_before, words_after))
+
+
+@pytest.mark.parametrize("edited", [11, 1])
+def test_the_scores_per_position_are_the_definition_when_earlier_columns_are_gathered(edited):
+    """12 tokens, one edited: one changed key column (< 12 // 4), so the earlier rows' scores
+    are compared on the gathered column only; every row is still max |a - b|. (Edited at 1:
+    one earlier row, whose index is not the changed column's.)"""
+    from engine import compare_traces
+
+    words = [f"w{i}" for i in range(12)]
+    after_words = [*words[:edited], "dog", *words[edited + 1:]]
+    before, after = _traces(words, after_words)
+    report = compare_traces(before, after)
+    assert report.first_changed == edited
+    definition = np.abs(before["attn_scores"] - after["attn_scores"]).max(axis=(0, 2))
+    np.testing.assert_array_equal(report.per_position["attn_scores"], definition)
+    assert definition[:edited].min() > 0  # the edited key changes every earlier query's scores
+
+
+def test_an_earlier_row_that_differs_is_seen_even_when_the_last_earlier_row_is_equal():
+    from dataclasses import replace
+
+    from engine import compare_traces
+    from engine.steps import Step
+
+    before, after = _traces(["a", "b", "c"], ["a", "b", "d"])
+    steps = list(after.steps)
+    i = next(k for k, s in enumerate(steps) if s.name == "q_proj")
+    moved = steps[i].array.copy()
+    moved[0, 0] += 1.0  # row 0 differs, row 1 (the last earlier row) does not
+    steps[i] = Step(steps[i].info, moved, steps[i].causal)
+    report = compare_traces(before, replace(after, steps=tuple(steps)))
+    assert report.first_changed == 2
+    assert report.earlier_rows_bitwise_equal["q_proj"] is False and not report.exact
+    assert report.earlier_max_abs_diff["q_proj"] == abs(moved[0, 0] - before["q_proj"][0, 0])

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -363,3 +364,34 @@ def test_configure_threads_is_the_apps_configuration():
         parallel._set_blas_threads(before_blas)
         parallel._saved_threads = before_blas
         parallel.set_workers(before_workers)
+
+
+def test_a_forked_child_shares_out_products_again(split_everything):
+    """A child forked after the pool has run (as mutmut forks each mutant from the process that
+    ran the tests) gets its own pool: the inherited one has no threads, and the child's shared
+    product would wait for them for ever."""
+    x = np.arange(12.0).reshape(3, 4)
+    w = np.arange(20.0).reshape(5, 4) / 7
+    expected = x @ w.T
+    assert np.array_equal(parallel.linear(x, w), expected)  # the parent's pool now exists
+    assert parallel._pool is not None
+    with warnings.catch_warnings():  # forking a threaded process: this is the case under test
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # the child: exit code 0 if the shared product is right, 1 if not
+        code = 2
+        try:
+            code = 0 if np.array_equal(parallel.linear(x, w), expected) else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.02)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's shared product never finished (the parent's pool)")
+    assert os.waitstatus_to_exitcode(status) == 0
