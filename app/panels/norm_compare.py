@@ -8,17 +8,10 @@ only reads them. The layer's own RMSNorm·γ is checked against the trace row it
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt
-from PySide6.QtGui import (
-    QColor,
-    QFont,
-    QFontMetrics,
-    QTextDocument,
-)
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -55,6 +48,7 @@ from app.widgets.norm_parts import (
     empty_bars,
     empty_line,
     nice_ceil,
+    one_line_width,
     stats_row,
 )
 from app.widgets.plotting import fast_axes, left_bottom_only
@@ -95,6 +89,8 @@ CHART_MIN_HEIGHT = 62
 #: wide again once it has a few pixels to spare: the room is measured against the wide
 #: arrangement's height, remembered from when it was last on (see _fit_content)
 FOLDING = Hysteresis(enter=0, leave=6)
+#: Folded, a dock widened by more than this (a scroll bar's coming and going) measures again
+REMEASURE_WIDER_PX = 48
 
 
 def chart_min_height(line: int) -> int:
@@ -257,6 +253,7 @@ class NormComparePanel(Panel):
         self.shortening = Arrangement(FOLDING, wide=self._fold, compact=self._fold)
         #: the content's height in the wide arrangement, at the width it was last measured
         self._wide_need = 0
+        self._need_width = -1  # (the width _wide_need was measured at)
         #: ... and with the identity and match line folded, the reading full
         self._folded_need = 0
         layout = QVBoxLayout(body)
@@ -349,13 +346,9 @@ class NormComparePanel(Panel):
 
         stacked = room < row_width((self.token_label, self.token_box, self.point_label,
                                     self.point_box), self._controls)
-        # the key's one-line width: a word-wrapped label's size hint is narrower than its text,
-        # so the key wrapped beside the box instead of the box moving under it
-        doc = QTextDocument()
-        doc.setDocumentMargin(0)
-        doc.setDefaultFont(self.legend.font())
-        doc.setHtml(self.legend.text())
-        legend = room < (math.ceil(doc.idealWidth()) + self._legend_row.horizontalSpacing()
+        # the key on one line beside the layer's box, or under it
+        legend = room < (one_line_width(self.legend.text(), self.legend.font())
+                         + self._legend_row.horizontalSpacing()
                          + self.show_layer.sizeHint().width())
         if (stacked, legend) != (self.controls_stacked, self.legend_stacked):
             self.controls_stacked, self.legend_stacked = stacked, legend
@@ -450,23 +443,30 @@ class NormComparePanel(Panel):
         a short dock would squeeze the widgets on top of each other instead of scrolling."""
         layout = self._content.layout()
         width = self._scroll.viewport().width()
+        if self.folding.compact and width > self._need_width + REMEASURE_WIDER_PX:
+            # measured narrower, the wrapped lines' needs kept a widened panel folded for good
+            self.shortening.update(1e9)
+            self.folding.update(1e9)
         # the chart's size hint is ignored (0) in heightForWidth: add its minimum
         need = layout.heightForWidth(width) + self.graph.minimumHeight()
         if need != self._content.minimumHeight():
             self._content.setMinimumHeight(need)
-        spacing = layout.spacing()
         if not self.folding.compact:
-            self._wide_need = need
-            # what folding saves: the identity and the match line, each with its spacing
-            self._folded_need = need - sum(
-                w.heightForWidth(width) + spacing if w.hasHeightForWidth()
-                else w.sizeHint().height() + spacing
-                for w in (self.identity, self._match_guard))
+            self._wide_need, self._need_width = need, width
+            self._folded_need = need - self._folded_away(width)
         elif not self.shortening.compact:
             self._folded_need = need
         height = self._scroll.viewport().height()
         self.folding.update(height - self._wide_need)
         self.shortening.update(height - self._folded_need if self.folding.compact else 1e9)
+
+    def _folded_away(self, width: int) -> int:
+        """What folding saves at ``width``: the identity and the match line, each with its
+        spacing."""
+        spacing = self._content.layout().spacing()
+        return sum(w.heightForWidth(width) + spacing if w.hasHeightForWidth()
+                   else w.sizeHint().height() + spacing
+                   for w in (self.identity, self._match_guard))
 
     def _fold(self) -> None:
         """Show what :attr:`folding` and :attr:`shortening` chose: folded, no identity,

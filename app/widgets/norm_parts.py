@@ -4,10 +4,12 @@ that remembers its range, empty-series helpers and the inline claim badge of its
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import debug
-from PySide6.QtGui import QFont, QPainter, QPicture, QTransform
+from PySide6.QtGui import QFont, QPainter, QPicture, QTextDocument, QTransform
 
 from app.widgets.claim_badge import BADGE_COLOURS
 from app.widgets.plotting import FastAxisItem
@@ -136,3 +138,13 @@ class InlineBadge:
         colour = EXACT_COLOUR if self.exact else NOT_EXACT_COLOUR
         return (f"<span style='background-color:{colour}; color:white; font-weight:bold'>"
                 f"&nbsp;{self._text.replace(' ', '&nbsp;')}&nbsp;</span>&nbsp; ")
+
+
+def one_line_width(html: str, font: QFont) -> int:
+    """Rich text's width on one line (a word-wrapped label's size hint is narrower than its
+    text, so a key measured by it wrapped beside a box instead of the box moving under it)."""
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    doc.setDefaultFont(font)
+    doc.setHtml(html)
+    return math.ceil(doc.idealWidth())
