@@ -137,7 +137,13 @@ def test_every_panel_carries_the_badge_and_clear_takes_it_away(make_window, qtbo
     wait_current(qtbot, window)
     assert window.state.intervention is None
     for p in visible_panels(window):
-        assert not p.intervention_badge.isVisible()
+        # the strip stays (made and removed, it re-laid out every plot at each toggle) and
+        # says the layer is plain again, in grey
+        assert "INTERVENED" not in p.intervention_badge.text()
+        assert "PLAIN" in p.intervention_badge.text()
+    shot = window.panels["heatmapDock"].grab().toImage()
+    grey = shot.pixelColor(shot.width() - 4, 4)
+    assert (grey.red(), grey.green(), grey.blue()) == (0xe0, 0xe0, 0xe0)
 
 
 def test_ctrl_z_undoes_an_intervention_in_order_with_text_edits(make_window, qtbot):

@@ -217,7 +217,7 @@ def test_with_an_intervention_the_list_compares_plain_and_intervened(panel, tiny
     deliver(widget.state, model_result(tiny, request_id=2))
     assert widget.table.columnCount() == 3 and widget.table.rowCount() == TOP
     assert widget.changes == [] and not widget.compare_note.isVisible()
-    assert not widget.intervention_badge.isVisible()
+    assert "INTERVENED" not in widget.intervention_badge.text()
     assert widget.table.cellWidget(0, 2).value() == round(widget.top_probs[0] * 1000)
 
 

@@ -1658,6 +1658,10 @@ after attn.</source>
         <source>INTERVENED: %1</source>
         <translation>已干预：%1</translation>
     </message>
+    <message>
+        <source>PLAIN: nothing switched off</source>
+        <translation>原样：没有关闭任何部件</translation>
+    </message>
 </context>
 <context>
     <name>InterventionsPanel</name>
