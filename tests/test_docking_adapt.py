@@ -31,18 +31,14 @@ def test_the_arrangement_follows_the_room_with_hysteresis():
     assert arrangement_for(91, 33, "compact") == "stacked"  # 1280 x 720, the tour's band
     assert arrangement_for(70, 60, "full") == "stacked"
     # between enter and leave the arrangement on screen stays
-    width = (FULL_WIDTH.enter + FULL_WIDTH.leave) / 2
-    assert arrangement_for(width, 60, "full") == "full"
-    assert arrangement_for(width, 60, "compact") == "compact"
-    height = (FULL_HEIGHT.enter + FULL_HEIGHT.leave) / 2
-    assert arrangement_for(120, height, "full") == "full"
-    assert arrangement_for(120, height, "compact") == "compact"
-    width = (STACKED_WIDTH.enter + STACKED_WIDTH.leave) / 2
-    assert arrangement_for(width, 60, "stacked") == "stacked"
-    assert arrangement_for(width, 60, "compact") == "compact"
-    height = (STACKED_HEIGHT.enter + STACKED_HEIGHT.leave) / 2
-    assert arrangement_for(120, height, "stacked") == "stacked"
-    assert arrangement_for(120, height, "compact") == "compact"
+    for rule, room, arrangements in (
+            (FULL_WIDTH, lambda r: (r, 60), ("full", "compact")),
+            (FULL_HEIGHT, lambda r: (120, r), ("full", "compact")),
+            (STACKED_WIDTH, lambda r: (r, 60), ("stacked", "compact")),
+            (STACKED_HEIGHT, lambda r: (120, r), ("stacked", "compact"))):
+        middle = room((rule.enter + rule.leave) / 2)
+        for now in arrangements:
+            assert arrangement_for(*middle, now) == now, (rule, now)
 
 
 def _on_screen(window, monkeypatch, size):
