@@ -322,55 +322,48 @@ class NextTokenPanel(LensPanel):
             "The plain model and the intervened one (%1) on the same text: the tokens of "
             "both top %2, the largest change first.").replace(
                 "%1", self._iv_words).replace("%2", str(TOP)))
-        table = self.table
-        if table.rowCount() != len(self.changes):
-            table.setRowCount(len(self.changes))
-        mono = QFont(self.font())
-        mono.setPointSizeF(mono.pointSizeF() * 1.25)
-        quiet = QColor(theme.quiet_css())
+        mono, quiet = self._rows(len(self.changes))
         for row, token_id in enumerate(self.changes):
             p0, p1 = float(self.before[row]), float(self.after[row])
-            rank = table.item(row, 0) or QTableWidgetItem()
             r0, r1 = self._ranks[token_id]
-            rank.setText(f"{r0} → {r1}" if r0 != r1 else str(r0))
-            rank.setToolTip(self.tr("place in the plain model's list → in the intervened "
-                                    "model's"))
-            rank.setForeground(quiet)
-            rank.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            if table.item(row, 0) is None:
-                table.setItem(row, 0, rank)
+            self._number(row, 0, f"{r0} → {r1}" if r0 != r1 else str(r0), quiet,
+                         self.tr("place in the plain model's list → in the intervened "
+                                 "model's"))
             self._token_item(row, self._change_pieces[token_id], mono)
             self._bar(row, 2, p0)
             self._bar(row, 3, p1)
-            delta = table.item(row, 4) or QTableWidgetItem()
-            delta.setText(_change(p1 - p0))
-            delta.setForeground(RISE if p1 > p0 else FALL if p1 < p0 else quiet)
-            delta.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            delta.setToolTip(f"Δp = {p1 - p0:+.12g}")
-            if table.item(row, 4) is None:
-                table.setItem(row, 4, delta)
-        table.resizeRowsToContents()
+            self._number(row, 4, _change(p1 - p0),
+                         RISE if p1 > p0 else FALL if p1 < p0 else quiet,
+                         f"Δp = {p1 - p0:+.12g}")
+        self.table.resizeRowsToContents()
 
     def _fill_table(self) -> None:
         self._set_columns([self.tr("#"), self.tr("token"), self.tr("probability")])
-        table = self.table
-        if table.rowCount() != len(self.shown):
-            table.setRowCount(len(self.shown))
-        mono = QFont(self.font())
-        mono.setPointSizeF(mono.pointSizeF() * 1.25)
-        quiet = QColor(theme.quiet_css())
+        mono, quiet = self._rows(len(self.shown))
         for row, (piece, p) in enumerate(zip(self.shown, self.top_probs, strict=True)):
-            rank = table.item(row, 0) or QTableWidgetItem()
-            rank.setText(str(row + 1))
-            rank.setForeground(quiet)
-            rank.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            rank.setToolTip("")
-            if table.item(row, 0) is None:
-                table.setItem(row, 0, rank)
+            self._number(row, 0, str(row + 1), quiet, "")
             self._token_item(row, piece, mono)
             self._bar(row, 2, float(p))
-        table.resizeRowsToContents()
+        self.table.resizeRowsToContents()
 
+    def _rows(self, count: int) -> tuple[QFont, QColor]:
+        """The table at ``count`` rows; the tokens' font and the ranks' quiet colour."""
+        if self.table.rowCount() != count:
+            self.table.setRowCount(count)
+        mono = QFont(self.font())
+        mono.setPointSizeF(mono.pointSizeF() * 1.25)
+        return mono, QColor(theme.quiet_css())
+
+    def _number(self, row: int, column: int, text: str, colour: QColor, tip: str) -> None:
+        """A right-aligned number cell (a rank, a change), its item kept across redraws."""
+        item = self.table.item(row, column)
+        if item is None:
+            item = QTableWidgetItem()
+            self.table.setItem(row, column, item)
+        item.setText(text)
+        item.setForeground(colour)
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        item.setToolTip(tip)
 
 def _change(delta: float) -> str:
     """A change of probability in percentage points, signed ("+12.3 %", "−0.04 %")."""
