@@ -31,6 +31,9 @@ from app.resources import resource_path
 CJK_FONT = ("fonts", "wqy-microhei.ttc")
 CJK_FAMILY = "WenQuanYi Micro Hei"
 SYMBOL_FONT = ("fonts", "DejaVuSans.ttf")
+#: its bold face: without it Qt emboldens the regular one, wider than the bold the layouts
+#: were measured with on a machine that has DejaVu (bold numbers, captions, titles)
+SYMBOL_BOLD_FONT = ("fonts", "DejaVuSans-Bold.ttf")
 SYMBOL_FAMILY = "DejaVu Sans"
 EMOJI_FONT = ("fonts", "Symbola_hint.ttf")
 EMOJI_FAMILY = "Symbola"
@@ -68,7 +71,8 @@ def install_app_font(app: QApplication) -> QFont:
     base = app.font()
     resolved = QFontInfo(base).family()  # what the default font actually resolves to
     system_family = resolved if resolved in system_families else None
-    loaded = set(load_font(CJK_FONT)) | set(load_font(SYMBOL_FONT)) | set(load_font(EMOJI_FONT))
+    loaded = {family for parts in (CJK_FONT, SYMBOL_FONT, SYMBOL_BOLD_FONT, EMOJI_FONT)
+              for family in load_font(parts)}
     font = QFont(base)
     chain = family_chain(system_family, loaded)
     if not loaded or not chain:
