@@ -499,13 +499,33 @@ def summary(t: dict[str, list[float]]) -> dict[str, float]:
     return {k: round(v, 3) for k, v in row.items()}
 
 
-def window_repaints(app: object, repeats: int) -> dict[str, float]:
-    """The app's window at its default size, nothing recomputed, painted three ways (the
-    denominator of issue #20's edit / repaint): ``window`` is ``QWidget.repaint()`` of the
-    window, as ``gui_floor.py --app`` times it, which paints none of its plots (counted
-    here); ``plots`` is every visible plot's viewport updated and painted in one pass;
-    ``window_and_plots`` both in one pass (the window and every viewport updated, then one
-    ``processEvents``): everything the window shows, painted once."""
+def app_edits(app: object, window: object, texts: list[str]) -> list[float]:
+    """gui_bench.py's edit: the text set, the main thread blocked in the event loop until the
+    worker's result is accepted and every visible panel drew it, then Qt paints."""
+    from PySide6.QtCore import QEventLoop
+
+    times = []
+    for text in texts:
+        start = time.perf_counter()
+        window.editor.set_text(text)  # type: ignore[attr-defined]
+        while not (window.state.result is not None  # type: ignore[attr-defined]
+                   and window.state.result.text == text  # type: ignore[attr-defined]
+                   and window.all_panels_current()):  # type: ignore[attr-defined]
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)  # type: ignore
+        app.processEvents()  # type: ignore[attr-defined]
+        times.append((time.perf_counter() - start) * 1e3)
+    return times
+
+
+def window_figures(app: object, repeats: int) -> dict[str, float]:
+    """The app's window at its default size (issue #20's numerator and denominator, in one
+    process): ``edit`` is gui_bench.py's default edit; ``window``, ``plots`` and
+    ``window_and_plots`` are the window painted again with nothing recomputed: ``repaint()``
+    of the window, as ``gui_floor.py --app`` times it, which paints none of the plots
+    (counted here), every visible plot's viewport, and both in one pass (everything the
+    window shows, once); ``edit_no_redraw`` is the same edit with every panel's ``redraw`` a
+    no-op: tokenizing, the worker's compute, the hand-over, the editor and status, and no
+    panel drawing: what no way of drawing the panels can take off."""
     import tempfile
 
     os.environ.setdefault("DUALVIEW_CONFIG_DIR", tempfile.mkdtemp(prefix="dualview-trial-"))
@@ -522,12 +542,9 @@ def window_repaints(app: object, repeats: int) -> dict[str, float]:
     window = MainWindow(persist_layout=False, initial_text=None)
     window.show()
     process = app.processEvents  # type: ignore[attr-defined]
-    for text in ("我爱北京天安门 第0", "我爱北京天安门 第1"):  # gui_bench's first edits
-        window.editor.set_text(text)
-        while not (window.state.result is not None and window.state.result.text == text
-                   and window.all_panels_current()):
-            process()
-    process()
+    texts = [f"我爱北京天安门 第{k}" for k in range(2 * (WARM_UP + repeats))]  # gui_bench's
+    app_edits(app, window, texts[:WARM_UP])
+    edits = app_edits(app, window, texts[WARM_UP:WARM_UP + repeats])
     views = [v for v in window.findChildren(pg.GraphicsView) if v.isVisible()]
 
     def plots() -> None:
@@ -539,7 +556,11 @@ def window_repaints(app: object, repeats: int) -> dict[str, float]:
         window.update()  # the window and every widget in it, but for the scenes
         plots()
 
-    figures: dict[str, float] = {"visible_plots": len(views)}
+    figures: dict[str, float] = {"visible_plots": len(views),
+                                 "edit_median_ms": round(statistics.median(edits), 2),
+                                 "edit_p95_ms": round(percentile(edits, 95), 2)}
+    print(f"  {'edit':17s} median {statistics.median(edits):6.2f} ms  "
+          f"p95 {percentile(edits, 95):6.2f} ms")
     for label, paint in (("window", window.repaint), ("plots", plots),
                          ("window_and_plots", window_and_plots)):
         times, painted = [], []
@@ -558,6 +579,21 @@ def window_repaints(app: object, repeats: int) -> dict[str, float]:
         print(f"  {label:17s} median {statistics.median(times):6.2f} ms  "
               f"p95 {percentile(times, 95):6.2f} ms  plots painted "
               f"{statistics.median(painted):.0f} of {len(views)}")
+    for panel in window.panels.values():
+        panel.redraw = lambda result: None  # type: ignore[method-assign]
+    rest = texts[WARM_UP + repeats:]
+    app_edits(app, window, rest[:WARM_UP])
+    bare = app_edits(app, window, rest[WARM_UP:])
+    figures["edit_no_redraw_median_ms"] = round(statistics.median(bare), 2)
+    print(f"  {'edit_no_redraw':17s} median {statistics.median(bare):6.2f} ms")
+    for label in ("window", "window_and_plots"):
+        figures[f"edit_over_{label}"] = round(
+            figures["edit_median_ms"] / figures[f"{label}_median_ms"], 2)
+        figures[f"edit_no_redraw_over_{label}"] = round(
+            figures["edit_no_redraw_median_ms"] / figures[f"{label}_median_ms"], 2)
+    print(f"  edit / window {figures['edit_over_window']:.2f}, / window_and_plots "
+          f"{figures['edit_over_window_and_plots']:.2f}; edit_no_redraw / window "
+          f"{figures['edit_no_redraw_over_window']:.2f}")
     window.close()
     window.bridge.shutdown()
     pg.GraphicsView.paintEvent = original
@@ -571,7 +607,7 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=100, help="timed edits per case, T = 10")
     parser.add_argument("--long-edits", type=int, default=40, help="timed edits at T = 512")
     parser.add_argument("--no-window", action="store_true",
-                        help="skip the app window's repaints (window_repaints)")
+                        help="skip the app window's figures (window_figures)")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.lower().split("x"))
     app = build_app(sys.argv[:1])
@@ -609,8 +645,9 @@ def main() -> None:
     if not args.no_window:
         for widget in widgets.values():
             widget.hide()  # (pg.GraphicsView.close() of these crashed in PySide6 6.11)
-        print("the app's window (1600 x 1000), nothing recomputed, painted again:")
-        figures["app_window"] = window_repaints(app, 60)
+        print("the app's window (1600 x 1000): an edit, the window painted again with nothing "
+              "recomputed, an edit with no panel drawing:")
+        figures["app_window"] = window_figures(app, 40)
     print(json.dumps(figures, ensure_ascii=False))
 
 
