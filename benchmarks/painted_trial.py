@@ -1,6 +1,6 @@
 """Trial for issue #20: the step heatmap drawn by a widget that paints itself, against the app's.
 
-    python benchmarks/painted_trial.py [--size WxH] [--edits N]
+    python benchmarks/painted_trial.py [--size WxH] [--edits N] [--no-window]
 
 Would panels that paint themselves (the image as one QImage, the labels as cached QStaticText,
 the tick marks as one ``drawLines``, no per-item caches to regenerate) show an edit for much
@@ -30,10 +30,12 @@ Per widget, back to back in one process, the same sequence of matrices, interlea
   viewport for A and B_item. ``QWidget.repaint()`` of a QGraphicsView, or of any window
   around it, paints none of the scene's items (Qt 6.11, offscreen and xcb alike).
 
-Then, unless ``--no-window``, the app's window at its default size with nothing recomputed,
-painted three ways: ``window`` (``QWidget.repaint()``, as ``gui_floor.py --app`` times the
-issue's denominator: it paints none of the plots), ``plots`` (every visible plot) and
-``window_and_plots`` (all of it in one pass).
+Then, unless ``--no-window``, the app's window at its default size, in the same process:
+``edit`` (gui_bench.py's default edit); the window painted again with nothing recomputed
+three ways: ``window`` (``QWidget.repaint()``, as ``gui_floor.py --app`` times the issue's
+denominator: it paints none of the plots), ``plots`` (every visible plot) and
+``window_and_plots`` (all of it in one pass); and ``edit_no_redraw``, the edit with every
+panel's ``redraw`` a no-op (what no way of drawing the panels can take off).
 
 Medians and p95 in ms, and edit / repaint per widget. The last line is one JSON object.
 """
