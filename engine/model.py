@@ -1,8 +1,12 @@
 """A whole Qwen3 causal LM in float64: embeddings, every decoder layer, the final RMSNorm and
 the LM head, read from a Hugging Face model folder, with the model's own tokenizer.
 
-Every decoder layer of a full forward is :func:`engine.run_layer`, so the trace of the shown
-layer is the very computation whose output the next layer reads. The weights of the decoder
+The shown layer of a full forward runs through :func:`engine.run_layer`, so its trace is the
+very computation whose output the next layer reads; every other layer runs through
+:func:`engine.fastpath.layer_output`, run_layer's calls in its order (so its bits) without
+recording the steps, wherever the overflow bounds prove that run_layer would read no step but
+its input (``engine.bounds.proven_layer``; elsewhere run_layer, which names the step that
+overflowed). The weights of the decoder
 layers are held in float64 (:class:`engine.LayerWeights`); the embedding matrix (Qwen3-0.6B:
 151936 x 1024, a quarter of the model) is kept as float32 (bf16 is exact in it) or as stored
 (f16, f32), and only the rows a forward needs are widened, exactly: that keeps ~0.6 GB of
