@@ -100,3 +100,30 @@ class Recorder:
         |w_i x_i / sqrt(mean(x²) + ε)| <= max|w|·√width; at ε = 0 a zero row gives 0/0, which
         only reading the step finds (None)."""
         return math.sqrt(width) * self.weights.max_abs(weight) if self.eps > 0 else None
+
+
+def proven_layer(weights: LayerWeights, input_bound: float, head_gain: float = 1.0) -> bool:
+    """Whether ``run_layer`` on an input with ``max |value| <= input_bound`` proves every step
+    below the limit from bounds alone, reading no step but the input (so it cannot raise):
+    the bounds ``engine.fastpath.fast_forward`` hands :class:`Recorder`, step by step.
+    ``head_gain``: the largest |factor| an intervention puts on a head's output (at least 1).
+    False also when a bound is not small enough (or there is none: ε = 0), where run_layer
+    would read the step; a caller then runs it, which reads what it must."""
+    config = weights.config
+    if not (input_bound < OVERFLOW and config.rms_norm_eps > 0):
+        return False
+    top, d, width = weights.max_abs, config.head_dim, config.hidden_size
+    norm1 = math.sqrt(width) * top("input_layernorm.weight")
+    q, k, v = (width * norm1 * top(f"self_attn.{name}_proj.weight") for name in "qkv")
+    q_rope = 2 * math.sqrt(d) * top("self_attn.q_norm.weight")  # x·cos ± x'·sin
+    k_rope = 2 * math.sqrt(d) * top("self_attn.k_norm.weight")
+    scores = d * q_rope * k_rope * d**-0.5
+    o_proj = config.num_attention_heads * d * (v * head_gain) * top("self_attn.o_proj.weight")
+    resid_attn = input_bound + o_proj
+    norm2 = math.sqrt(width) * top("post_attention_layernorm.weight")
+    gate = width * norm2 * top("mlp.gate_proj.weight")
+    up = width * norm2 * top("mlp.up_proj.weight")
+    down = config.intermediate_size * (gate * up) * top("mlp.down_proj.weight")
+    return all(bound < _PROVEN for bound in (
+        norm1, q, k, v, q_rope / 2, k_rope / 2, q_rope, k_rope, scores, v * head_gain, o_proj,
+        resid_attn, norm2, gate, up, gate * up, down, resid_attn + down))

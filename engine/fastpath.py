@@ -398,8 +398,7 @@ def fast_forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config
     record(attn.masked)
     record(attn.probs)
     # each row a convex combination of V's rows (times a head's factor, if any)
-    gain = 1.0 if factors is None else max(1.0, float(np.max(np.abs(factors))))
-    record(attn.context, bound["v_proj"] * gain)
+    record(attn.context, bound["v_proj"] * head_gain(iv, n_heads))
     record(attn.output, product_bound("attn_context", "self_attn.o_proj.weight", n_heads * d))
     if iv is not None and iv.skips("attention"):
         residual_attn = hidden_states.copy()  # the branch adds nothing (x + 0 is not x for -0.0)
@@ -423,3 +422,38 @@ def fast_forward(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config
         output = residual_attn + mlp.output  # [T, D]
     record(output, bound["resid_attn"] + bound["down_proj"])
     return rec.steps
+
+
+def head_gain(intervention: Intervention | None, n_heads: int) -> float:
+    """The largest |factor| ``intervention`` puts on a head's output, at least 1 (the overflow
+    bound of attn_context is V's times this)."""
+    factors = None if intervention is None else intervention.head_factors(n_heads)
+    return 1.0 if factors is None else max(1.0, float(np.max(np.abs(factors))))
+
+
+def layer_output(hidden_states: np.ndarray, w: LayerWeights, config: Qwen3Config,
+                 intervention: Intervention | None = None, *,
+                 out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The causal layer's output on ``hidden_states [T, D]`` written into ``out [T, D]``, and
+    its keys (after q/k-norm and RoPE) and values ``[Hkv, T, d]`` (views into the layer's
+    buffers): what :func:`fast_forward` computes, by the same calls in the same order (so the
+    same bits), without recording the steps — no copies made for display, no kv_repeat, no
+    overflow reads. For a layer whose trace nobody keeps (the whole model's other layers),
+    and only where ``engine.bounds.proven_layer`` shows that ``fast_forward`` would not read
+    a step either. Callers hold ``np.errstate(all="ignore")``.
+    """
+    iv, eps = intervention, config.rms_norm_eps
+    normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)
+    factors = None if iv is None else iv.head_factors(config.num_attention_heads)
+    attn = attention_sublayer(normed, w, config, True, heads=factors)
+    if iv is not None and iv.skips("attention"):
+        residual_attn = hidden_states.copy()
+    else:
+        residual_attn = hidden_states + attn.output
+    normed2 = ops.rms_norm(residual_attn, w["post_attention_layernorm.weight"], eps)
+    mlp = mlp_sublayer(normed2, w, config, None if iv is None else iv.neurons())
+    if iv is not None and iv.skips("mlp"):
+        out[...] = residual_attn
+    else:
+        np.add(residual_attn, mlp.output, out=out)
+    return attn.key_states, attn.value_states

@@ -1,8 +1,12 @@
 """A whole Qwen3 causal LM in float64: embeddings, every decoder layer, the final RMSNorm and
 the LM head, read from a Hugging Face model folder, with the model's own tokenizer.
 
-Every decoder layer of a full forward is :func:`engine.run_layer`, so the trace of the shown
-layer is the very computation whose output the next layer reads. The weights of the decoder
+The shown layer of a full forward runs through :func:`engine.run_layer`, so its trace is the
+very computation whose output the next layer reads; every other layer runs through
+:func:`engine.fastpath.layer_output`, run_layer's calls in its order (so its bits) without
+recording the steps, wherever the overflow bounds prove that run_layer would read no step but
+its input (``engine.bounds.proven_layer``; elsewhere run_layer, which names the step that
+overflowed). The weights of the decoder
 layers are held in float64 (:class:`engine.LayerWeights`); the embedding matrix (Qwen3-0.6B:
 151936 x 1024, a quarter of the model) is kept as float32 (bf16 is exact in it) or as stored
 (f16, f32), and only the rows a forward needs are widened, exactly: that keeps ~0.6 GB of
@@ -27,6 +31,7 @@ reproduced bit for bit are reused, so every state is still the layer of the stat
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -36,10 +41,11 @@ from pathlib import Path
 import numpy as np
 
 from engine import ops
+from engine.bounds import magnitude, proven_layer
 from engine.checkpoint import DTYPES
 from engine.config import MAX_TOKENS, Qwen3Config
 from engine.errors import EngineError
-from engine.fastpath import scale_heads, zero_neurons
+from engine.fastpath import head_gain, layer_output, scale_heads, zero_neurons
 from engine.intervention import Intervention, check_intervention
 from engine.layer import LayerTrace, run_layer
 from engine.model_files import (
@@ -149,6 +155,7 @@ class Qwen3Model:
             norm = _frozen(widen(norm_raw, norm_dtype))
         for array in (embed[0], head[0]):
             array.setflags(write=False)
+        _keep_freed_memory()
         return cls(path, config, tokenizer, embed, head, layers, norm)
 
     # --- text ---------------------------------------------------------------------------
@@ -322,8 +329,11 @@ class Qwen3Model:
         else:
             residual[0] = self.embed(ids)
         for index in range(first, self.num_layers):
-            trace = run_layer(residual[index], self.layers[index], config,
-                              intervention=plan.at(index))
+            iv = plan.at(index)
+            if index != layer and self._run_untraced(residual, index, iv, keys, values):
+                recomputed += t
+                continue
+            trace = run_layer(residual[index], self.layers[index], config, intervention=iv)
             residual[index + 1] = trace.output
             keys.append(np.array(trace["k_rope"]))
             values.append(_heads(trace["v_proj"], config))
@@ -339,6 +349,22 @@ class Qwen3Model:
         exact = t if base is None or first == 0 else min(base.exact_rows, t)
         return self._finish(ids, layer, residual, final, logits, shown, keys, values,
                             recomputed, 0, exact, plan)
+
+    def _run_untraced(self, residual: np.ndarray, index: int, iv: Intervention | None,
+                      keys: list[np.ndarray], values: list[np.ndarray]) -> bool:
+        """Layer ``index`` on ``residual[index]`` into ``residual[index + 1]``, its keys and
+        values appended, without a trace (``engine.fastpath.layer_output``: run_layer's bits
+        without its copies for display), where the overflow bounds show that run_layer would
+        neither raise nor read a step but its input; else nothing is done (False) and the
+        caller runs run_layer, which reads what it must and names the step that overflowed."""
+        weights, config = self.layers[index], self.layer_config
+        x = residual[index]
+        if not proven_layer(weights, magnitude(x), head_gain(iv, config.num_attention_heads)):
+            return False
+        k_rope, v_states = layer_output(x, weights, config, iv, out=residual[index + 1])
+        keys.append(np.array(k_rope, order="C"))  # (a copy: the view holds q's buffer too)
+        values.append(np.array(v_states, order="C"))
+        return True
 
     def _cached(self, ids: tuple[int, ...], layer: int, cache: ModelRun,
                 reuse: int, plan: _Plan) -> ModelRun:
@@ -523,6 +549,39 @@ def _small_pages() -> Iterator[None]:
         yield
     finally:
         setter(before)
+
+
+#: glibc's mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+#: Freed heap glibc keeps for the next forward instead of returning it to the kernel
+_TRIM_THRESHOLD = 256 << 20
+#: Blocks below this come from the heap (glibc's largest; its own adaptive threshold stops
+#: adapting once the trim threshold is set)
+_MMAP_THRESHOLD = 32 << 20
+
+
+def _keep_freed_memory() -> None:
+    """Let glibc keep freed memory for the next forward. By default it returns the heap's
+    free top to the kernel once that passes its trim threshold, and maps big blocks afresh:
+    the arrays of a whole-model forward (Qwen3-0.6B at T = 64: the residual stream, keys and
+    values and the shown layer's trace, ~45 MB) then came as new pages every forward, ~12k
+    page faults (~0.05 s, 3-5 % of the forward, measured under load). Process-wide, on glibc
+    only (elsewhere nothing changes); peak memory is the benchmark's rss_ratio."""
+    global _freed_memory_kept
+    if _freed_memory_kept or not hasattr(os, "confstr"):
+        return
+    try:
+        if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):
+            return
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, ValueError, AttributeError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
+    mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
+    _freed_memory_kept = True
+
+
+_freed_memory_kept = False
 
 
 def _heads(v_proj: np.ndarray, config: Qwen3Config) -> np.ndarray:

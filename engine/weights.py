@@ -47,7 +47,7 @@ def weight_shapes(config: Qwen3Config) -> dict[str, tuple[int, ...]]:
 
 WEIGHT_NAMES: tuple[str, ...] = tuple(weight_shapes(Qwen3Config()))
 
-#: Projections that read the same input, row-stacked in HF's layout and stored (transposed) in
+#: Projections that read the same input, row-stacked in HF's layout and stored in
 #: one buffer (see :meth:`LayerWeights.stacked`): one matrix product then computes them all.
 STACKS: dict[str, tuple[str, ...]] = {
     "qkv": ("self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight"),
@@ -65,17 +65,6 @@ def _checked(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     if array.shape != shape:
         raise EngineError("shape_expected", name=name, expected=shape, shape=array.shape)
     return array
-
-
-#: Rows of a tensor transposed at a time: a block of rows stays in cache while its columns
-#: are written (~3x faster than one strided copy for Qwen3-0.6B's matrices).
-_TRANSPOSE_ROWS = 32
-
-
-def _transpose_into(out: np.ndarray, array: np.ndarray) -> None:
-    """``out[...] = array.T`` (widened to out's float64), block by block."""
-    for start in range(0, array.shape[0], _TRANSPOSE_ROWS):
-        out[:, start:start + _TRANSPOSE_ROWS] = array[start:start + _TRANSPOSE_ROWS].T
 
 
 def _max_abs(array: np.ndarray) -> float:
@@ -112,43 +101,33 @@ class LayerWeights(Mapping[str, np.ndarray]):
             raise EngineError("weights_unexpected", names=", ".join(extra))
         self._config = config
         arrays = {n: _checked(n, tensors[n], s) for n, s in shapes.items()}  # HF's order
-        # Matrices are stored transposed, ``[in, out]`` C-ordered, and each name is the
-        # ``[out, in]`` view of it (HF's layout to every reader): ``x @ w.T`` is then BLAS's
-        # "NN" product, which streams the weights faster than "NT" when x has few rows
-        # (Qwen3-0.6B's products ~4 % at T = 16, ~2 % at T = 64, one OpenBLAS thread:
-        # benchmarks/model_bench.py's layout_nn_over_nt figures); the same dot products.
-        # q/k/v (and gate/up) are column blocks of one read-only buffer: the layer then runs
-        # one BLAS call for all three instead of three, at no extra memory. Each tensor is
-        # widened straight into place (no second copy).
+        # Matrices are stored as HF holds them, ``[out, in]`` C-ordered: ``x @ w.T`` is BLAS's
+        # "NT" product. (Stored transposed, as "NN", the same dot products ran no faster: 1-3 %
+        # slower at Qwen3-0.6B's T = 16 and 64, interleaved in one process, both in 4 kB
+        # pages; benchmarks/model_bench.py's layout_nn_over_nt 1.00-1.06; and the transposing
+        # copy cost ~30 ms of CPU a layer at open.) q/k/v (and gate/up) are row blocks of one
+        # read-only buffer, each name a C-contiguous view of its block: the layer then runs one
+        # BLAS call for all three instead of three, at no extra memory. Each tensor is widened
+        # straight into its block (no second copy).
         owned: dict[str, np.ndarray] = {}
         self._stacks: dict[str, np.ndarray] = {}
         for stack, names in STACKS.items():
-            block = np.empty((shapes[names[0]][1], sum(shapes[n][0] for n in names)))
+            block = np.empty((sum(shapes[n][0] for n in names), shapes[names[0]][1]))
             start = 0
             for n in names:
                 rows = shapes[n][0]
-                _transpose_into(block[:, start:start + rows], arrays[n])
-                owned[n] = block[:, start:start + rows].T
+                owned[n] = block[start:start + rows]
+                owned[n][...] = arrays[n]
                 start += rows
             block.setflags(write=False)
-            self._stacks[stack] = block.T
+            self._stacks[stack] = block
         # max |w| of each tensor, read once here: it also finds NaN (max and min propagate it)
         # and inf, instead of a separate isfinite pass, and run_layer's overflow bounds use it
         self._max_abs: dict[str, float] = {}
         self._tensors = {}
-        for n, shape in shapes.items():
-            if n in owned:
-                array = owned[n]
-            elif len(shape) == 2:
-                stored = np.empty(shape[::-1])
-                _transpose_into(stored, arrays[n])
-                stored.setflags(write=False)
-                array = stored.T
-            else:
-                array = np.array(arrays[n], dtype=np.float64, order="C")
-            # (of the source: widening is exact and keeps the order of values, and a
-            # contiguous source reads ~5x faster than the transposed view)
-            top = _max_abs(arrays[n])
+        for n in shapes:
+            array = owned[n] if n in owned else np.array(arrays[n], dtype=np.float64, order="C")
+            top = _max_abs(arrays[n])  # (of the source: widening is exact, keeps the order)
             if not math.isfinite(top):
                 raise EngineError("weight_nan", name=n)
             self._max_abs[n] = top
@@ -174,9 +153,8 @@ class LayerWeights(Mapping[str, np.ndarray]):
         return self._max_abs[name]
 
     def stacked(self, stack: str) -> np.ndarray:
-        """``[sum of out, in]``: the tensors of ``STACKS[stack]`` row-stacked, HF layout (the
-        transposed view of the stored ``[in, sum of out]`` block: ``x @ stacked.T`` is one "NN"
-        product).
+        """``[sum of out, in]``: the tensors of ``STACKS[stack]`` row-stacked, HF layout, one
+        C-ordered read-only block (``x @ stacked.T`` is one product).
 
         ``"qkv"`` is ``[q_proj; k_proj; v_proj]``, ``"gate_up"`` is ``[gate_proj; up_proj]``;
         ``self[name]`` is a view of its rows, so the two always agree.
