@@ -45,7 +45,6 @@ from app.widgets.attention_arcs import (
 )
 from app.widgets.controls import set_tooltip, sync_combo, sync_spin
 from app.widgets.plotting import (
-    DeviceDashedCurve,
     QuietTextItem,
     TokenLabelsItem,
     fast_axes,
@@ -132,19 +131,20 @@ class AttentionGraphPanel(Panel):
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
         self.plot.getViewBox().setDefaultPadding(0.0)
 
-        self.bucket_curves: list[pg.PlotCurveItem] = []
+        self.bucket_curves: list[ArcCurve] = []
         for b in range(N_BUCKETS):
             curve = ArcCurve(connect="pairs", pen=bucket_pen(b), antialias=True)
             curve.setZValue(1 + b)
-            self.plot.addItem(curve)
+            self.plot.addItem(curve, ignoreBounds=True)  # (the view's range is _fit_view's)
             self.bucket_curves.append(curve)
         masked_pen = QPen(QColor(*MASKED_RGB))  # (its colour: _set_link_colours)
         masked_pen.setWidthF(1.2)
         masked_pen.setStyle(Qt.PenStyle.DashLine)
         masked_pen.setCosmetic(True)
-        self.masked_curve = DeviceDashedCurve(connect="pairs", pen=masked_pen, antialias=True)
+        self.masked_curve = ArcCurve(connect="pairs", pen=masked_pen, antialias=True,
+                                     device_dash=True)
         self.masked_curve.setZValue(0)
-        self.plot.addItem(self.masked_curve)
+        self.plot.addItem(self.masked_curve, ignoreBounds=True)
         self.nodes = pg.ScatterPlotItem(pxMode=True)
         self.nodes.setZValue(20)
         self.plot.addItem(self.nodes)
@@ -554,6 +554,10 @@ class AttentionGraphPanel(Panel):
         if view != self._view:
             self._view = view
             vb.setRange(xRange=view[0], yRange=view[1], padding=0)
+            bounds = QRectF(view[0][0], view[1][0], view[0][1] - view[0][0],
+                            view[1][1] - view[1][0])
+            for curve in (*self.bucket_curves, self.masked_curve):
+                curve.set_bounds(bounds)
         per_px_x = (view[0][1] - view[0][0]) / max(vb.width(), 1.0)
         self._loop = (LOOP_PX[0] * per_px_x, LOOP_PX[1] * per_px)
         self._label_y = -12.0 * per_px
