@@ -43,6 +43,7 @@ from app.widgets.attention_arcs import (
     link_rgb,
     pairs,
 )
+from app.widgets.cached_bounds import CachedBoundsScatter
 from app.widgets.controls import set_tooltip, sync_combo, sync_spin
 from app.widgets.plotting import (
     QuietTextItem,
@@ -145,7 +146,7 @@ class AttentionGraphPanel(Panel):
                                      device_dash=True)
         self.masked_curve.setZValue(0)
         self.plot.addItem(self.masked_curve, ignoreBounds=True)
-        self.nodes = pg.ScatterPlotItem(pxMode=True)
+        self.nodes = CachedBoundsScatter(pxMode=True)
         self.nodes.setZValue(20)
         self.plot.addItem(self.nodes)
         self.masked_text = QuietTextItem(color=QColor(110, 110, 110), anchor=(0.0, 1.0),

@@ -41,12 +41,15 @@ from app.panels.norm_words import (
 )
 from app.state import AppState
 from app.widgets.arrangement import Arrangement, Hysteresis
+from app.widgets.cached_bounds import CachedBoundsBars
 from app.widgets.controls import set_tooltip, sync_combo
 from app.widgets.norm_parts import (
     InlineBadge,
     RangeMemoryAxis,
+    column_text_widths,
     empty_bars,
     empty_line,
+    fit_table_height,
     nice_ceil,
     one_line_width,
     stats_row,
@@ -139,7 +142,7 @@ class NormComparePanel(Panel):
         self.bars: dict[str, pg.BarGraphItem] = {}
         self.lines: dict[str, pg.PlotDataItem] = {}
         for key, rgb in COLOURS.items():
-            bar = pg.BarGraphItem(x=[], height=[], width=0.2, brush=QColor(*rgb),
+            bar = CachedBoundsBars(x=[], height=[], width=0.2, brush=QColor(*rgb),
                                   pen=pg.mkPen(QColor(*rgb).darker(130), width=0.5))
             # 1 px: a line is drawn only for long vectors (a real model's 1024 features), where
             # Qt strokes a wider antialiased pen ~8x slower (0.5 s a repaint, the window stalled)
@@ -158,6 +161,7 @@ class NormComparePanel(Panel):
         self._row_labels = ROW_LABELS
         self._fitting = False
         self._header_pad: int | None = None
+        self._fitted_widths: tuple = ()  # the columns' widest texts when last fitted
         self.table = QTableWidget(4, 3)
         self.table.setObjectName("normTable")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -414,7 +418,8 @@ class NormComparePanel(Panel):
                          if fits else 0)
                 if header.sectionSize(c) != need + extra:
                     header.resizeSection(c, need + extra)
-            self._fit_table_height()
+            fit_table_height(self.table)
+            self._fitted_widths = column_text_widths(table)
         finally:
             self._fitting = False
 
@@ -427,16 +432,6 @@ class NormComparePanel(Panel):
         if self._header_pad is None:  # the style's margins around a row name
             self._header_pad = header.sizeHint().width() - widest
         return widest + self._header_pad
-
-    def _fit_table_height(self) -> None:
-        """The table exactly as tall as its rows (and its sideways scroll bar, if shown)."""
-        table = self.table
-        height = table.horizontalHeader().height() + 2 * table.frameWidth()
-        height += sum(table.rowHeight(r) for r in range(table.rowCount()))
-        if table.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
-            height += table.horizontalScrollBar().sizeHint().height()
-        if height != table.height():
-            table.setFixedHeight(height)
 
     def _fit_content(self) -> None:
         """Wrapped labels need more height when the dock is narrow; tell the scroll area, or
@@ -655,9 +650,10 @@ class NormComparePanel(Panel):
             cols_changed = [c for _r, c in changed]
             model.dataChanged.emit(model.index(min(rows_changed), min(cols_changed)),
                                    model.index(max(rows_changed), max(cols_changed)))
-            self._fit_columns()  # a longer number may need a wider column
-        else:
-            self._fit_table_height()
+        if changed and column_text_widths(self.table) != self._fitted_widths:
+            self._fit_columns()  # a wider number may need a wider column
+        else:  # (no column's widest number got wider or narrower: the fit stands)
+            fit_table_height(self.table)
 
     def _fill_match(self, norm_step: str, query: int) -> None:
         self.match_text.setText(match_text(self.layer_rms, self.layer_row, norm_step, query))
