@@ -3,6 +3,7 @@ would compute now, and it is not computed again while nothing changed."""
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QPointF
 
 from app.widgets.cached_bounds import CachedBoundsBars, CachedBoundsScatter
 
@@ -74,3 +75,28 @@ def test_scatter_bounds_follow_points_spot_sizes_and_the_view(qtbot):
     widget.setRange(xRange=(-5, 30), yRange=(-4, 4), padding=0)
     widget.getViewBox().updateMatrix()
     assert nodes.boundingRect() == _fresh(nodes, pg.ScatterPlotItem)
+
+
+def test_a_level_line_keeps_its_bounds_while_it_only_moves_up_and_down(qtbot):
+    from app.widgets.norm_parts import LevelLine
+
+    widget = _plot(qtbot)
+    widget.setRange(xRange=(-1, 16), yRange=(-3, 3), padding=0)
+    line = LevelLine(angle=0, pen=pg.mkPen("k", width=1))
+    widget.addItem(line)
+    widget.getViewBox().updateMatrix()
+    line.boundingRect()
+    computed = []
+    original = line._computeBoundingRect
+    line._computeBoundingRect = lambda: computed.append(1) or original()
+    for y in (0.5, -1.25, 2.0):
+        line.setPos(y)
+        assert line.boundingRect() == original(), y
+    assert computed == []  # kept: the same rectangle at every height
+    line.setPos(QPointF(3.0, 0.5))  # moved along itself too: its own x range shifts
+    assert line.boundingRect() == original()
+    widget.setRange(xRange=(-1, 40), yRange=(-8, 8), padding=0)
+    widget.getViewBox().updateMatrix()
+    line.setPos(1.0)
+    assert line.boundingRect() == original()
+    assert computed  # a new range: computed again

@@ -45,6 +45,7 @@ from app.widgets.cached_bounds import CachedBoundsBars
 from app.widgets.controls import set_tooltip, sync_combo
 from app.widgets.norm_parts import (
     InlineBadge,
+    LevelLine,
     RangeMemoryAxis,
     column_text_widths,
     empty_bars,
@@ -136,7 +137,7 @@ class NormComparePanel(Panel):
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen((90, 90, 90), width=1)))
-        self.mean_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(
+        self.mean_line = LevelLine(angle=0, pen=pg.mkPen(
             (120, 120, 120), width=1, style=Qt.PenStyle.DashLine))
         self.plot.addItem(self.mean_line)
         self.bars: dict[str, pg.BarGraphItem] = {}

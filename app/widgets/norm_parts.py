@@ -183,3 +183,24 @@ def column_text_widths(table: QTableWidget) -> tuple[float, ...]:
             widest = max(widest, metrics[key].horizontalAdvance(item.text()))
         widths.append(widest)
     return tuple(widths)
+
+
+class LevelLine(pg.InfiniteLine):
+    """A horizontal line that moves up and down (the chart's mean, every edit). pyqtgraph
+    computes its bounds again after every move (the view rectangle in its coordinates, its
+    pixel size); in its own coordinates they are the view's width and a few pixels around 0,
+    the same at every height while the view's range and size stay."""
+
+    def _view_key(self) -> tuple | None:
+        view = self.getViewBox()
+        if view is None:
+            return None
+        rect, size = view.viewRect(), view.size()
+        return (rect.x(), rect.y(), rect.width(), rect.height(), size.width(), size.height())
+
+    def setPos(self, pos: object) -> None:
+        kept, before, along = self._boundingRect, self._view_key(), self.p[0]
+        super().setPos(pos)
+        if (kept is not None and before is not None and self.angle % 180 == 0
+                and self.p[0] == along and self._view_key() == before):
+            self._boundingRect = kept
