@@ -150,7 +150,9 @@ class ArcCurve(pg.PlotCurveItem):
             self._bounds = QRectF(rect)
 
     def boundingRect(self) -> QRectF:
-        return QRectF(self._bounds)
+        # an empty bucket has nothing to paint: Qt skips an item without bounds
+        empty = self.xData is None or len(self.xData) == 0
+        return QRectF() if empty else QRectF(self._bounds)
 
     def dataBounds(self, ax: int, frac: float = 1.0,
                    orthoRange: object = None) -> tuple[float, float] | tuple[None, None]:
@@ -171,6 +173,8 @@ class ArcCurve(pg.PlotCurveItem):
         if x.ndim != 1 or x.shape != y.shape:
             raise ValueError(f"arc data must be two 1-D arrays of one length, got {x.shape} "
                              f"and {y.shape}")
+        if (self.xData is None or len(self.xData) == 0) != (len(x) == 0):
+            self.prepareGeometryChange()  # (empty items have no bounds)
         self.xData, self.yData = x, y
         self.path = None
         self._mouseShape = None
