@@ -489,37 +489,3 @@ def test_the_lines_of_a_long_vector_are_drawn_with_a_thin_pen(make_window):
     for key, line in panel.lines.items():
         assert pg.mkPen(line.opts["pen"]).widthF() <= 1.0, key
 
-
-def test_the_columns_are_fitted_again_only_when_a_number_gets_wider(make_window, monkeypatch):
-    """Fitting the columns asks the view for every cell's size hint; an edit whose new
-    digits leave each column's widest number as wide as it was leaves the columns as they are
-    (the std and RMS columns mostly do; the mean's sign and zeros come and go).
-    After every redraw (edits, other tokens, the other point) they are exactly what a full
-    fit gives."""
-    window = make_window(sync=True, text="我爱北京天安门 第0")
-    panel = window.panels["normDock"]
-    fits = []
-    original = type(panel)._fit_columns
-    monkeypatch.setattr(type(panel), "_fit_columns",
-                        lambda self: fits.append(1) or original(self))
-    t = panel.table
-
-    def fitted(what):
-        widths = [t.columnWidth(c) for c in range(3)]
-        original(panel)  # a full fit from scratch
-        assert [t.columnWidth(c) for c in range(3)] == widths, what
-        assert _cut_cells(panel) == [], what
-
-    edits = refits = 0
-    for k in range(1, 16):  # the classroom edit: the last token, the query following it
-        fits.clear()
-        window.editor.set_text(f"我爱北京天安门 第{k}")
-        window.state.set_query(len(window.state.result.tokens) - 1)
-        edits, refits = edits + 1, refits + len(fits)
-        fitted(k)
-    assert 0 < refits < edits
-    for point in ("embed", "resid_attn"):
-        panel.set_point(point)
-        for query in range(len(window.state.result.tokens)):
-            window.state.set_query(query)
-            fitted((point, query))

@@ -153,6 +153,7 @@ class AttentionGraphPanel(Panel):
                                        fill=QColor(255, 255, 255, 210))
         self.masked_text.setZValue(21)
         self.plot.addItem(self.masked_text)
+        self._masked_text_shown = True
         self._label_px = 60
         self._label_y = 0.0
         self._view: tuple = ()
@@ -219,6 +220,8 @@ class AttentionGraphPanel(Panel):
         self._nodes_look: tuple | None = None
         #: the arcs' shapes of the last few key sets (they do not depend on the weights)
         self._arcs = ArcMemo()
+        #: id(curve) -> the (shape, keys) it shows (see _set_arcs)
+        self._curve_arcs: dict[int, tuple] = {}
 
         self.query_box.currentIndexChanged.connect(self._on_query_box)
         self.head_box.valueChanged.connect(self.state.set_head)
@@ -416,10 +419,11 @@ class AttentionGraphPanel(Panel):
         points = self._arcs.points(visible, query, n, samples, self._loop)  # [K, S, 2]
         buckets = bucket_of(weights[visible])
         self.edge_keys = []
+        shape = (query, n, samples, self._loop)  # what an arc's points depend on besides its key
         for b, curve in enumerate(self.bucket_curves):
             sel = buckets == b
             self.edge_keys.append(visible[sel])
-            set_points(curve, *pairs(points[sel]))  # (a new weight in the same bucket: kept)
+            self._set_arcs(curve, shape, visible[sel], points[sel])
 
         hidden = np.flatnonzero(masked)
         if hidden.size > MAX_MASKED_ARCS:
@@ -427,18 +431,28 @@ class AttentionGraphPanel(Panel):
             hidden = hidden[::stride]
         self.masked_keys = hidden
         mpoints = self._arcs.points(hidden, query, n, samples, self._loop)
-        set_points(self.masked_curve, *pairs(mpoints))
+        self._set_arcs(self.masked_curve, shape, hidden, mpoints)
         if masked.any():
             # above the apex of the outermost masked arc: only masked arcs reach there
             last = int(np.flatnonzero(masked)[-1])
             apex = arc_points(np.array([last]), query, n, 3)[0, 1]
             self._masked_at = (query + 0.3, float(apex[1]) + 0.03)  # _fit_view places it
-            self.masked_text.setVisible(True)
-        else:
-            self.masked_text.setVisible(False)
+        if self._masked_text_shown != bool(masked.any()):  # (TextItem.setVisible costs)
+            self._masked_text_shown = bool(masked.any())
+            self.masked_text.setVisible(self._masked_text_shown)
 
         self._hover_keys = np.concatenate([visible, hidden]).astype(np.int64)
         self._hover_pts = np.concatenate([points, mpoints], axis=0)  # [K, S, 2]
+
+    def _set_arcs(self, curve: ArcCurve, shape: tuple, keys: np.ndarray,
+                  points: np.ndarray) -> None:
+        """Give ``curve`` the arcs of ``keys`` unless it shows them already: most edits move
+        a weight within its bucket, and the bucket's segments were rebuilt and compared
+        point by point for nothing."""
+        drawn = (shape, keys.tobytes())
+        if self._curve_arcs.get(id(curve)) != drawn:
+            set_points(curve, *pairs(points))
+            self._curve_arcs[id(curve)] = drawn
 
     def _draw_nodes(self, weights: np.ndarray, masked: np.ndarray, query: int, n: int) -> None:
         size = 15 if n <= 32 else (10 if n <= 128 else 6)

@@ -47,7 +47,6 @@ from app.widgets.norm_parts import (
     InlineBadge,
     LevelLine,
     RangeMemoryAxis,
-    column_text_widths,
     empty_bars,
     empty_line,
     fit_table_height,
@@ -162,7 +161,6 @@ class NormComparePanel(Panel):
         self._row_labels = ROW_LABELS
         self._fitting = False
         self._header_pad: int | None = None
-        self._fitted_widths: tuple = ()  # the columns' widest texts when last fitted
         self.table = QTableWidget(4, 3)
         self.table.setObjectName("normTable")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -420,7 +418,6 @@ class NormComparePanel(Panel):
                 if header.sectionSize(c) != need + extra:
                     header.resizeSection(c, need + extra)
             fit_table_height(self.table)
-            self._fitted_widths = column_text_widths(table)
         finally:
             self._fitting = False
 
@@ -651,9 +648,8 @@ class NormComparePanel(Panel):
             cols_changed = [c for _r, c in changed]
             model.dataChanged.emit(model.index(min(rows_changed), min(cols_changed)),
                                    model.index(max(rows_changed), max(cols_changed)))
-        if changed and column_text_widths(self.table) != self._fitted_widths:
-            self._fit_columns()  # a wider number may need a wider column
-        else:  # (no column's widest number got wider or narrower: the fit stands)
+            self._fit_columns()  # a longer number may need a wider column
+        else:
             fit_table_height(self.table)
 
     def _fill_match(self, norm_step: str, query: int) -> None:

@@ -17,33 +17,26 @@ from PySide6.QtCore import QRectF
 
 
 class _CachedBounds:
-    """Mixin: ``boundingRect`` kept until the geometry, the view transform or
-    :meth:`_bounds_extra` changes."""
+    """Mixin: ``boundingRect`` kept until the geometry or the view transform changes (Qt
+    calls it from C++ many times a paint: the kept path is one attribute test)."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        self._kept_bounds: tuple[tuple, QRectF] | None = None
-        self._geometry_version = 0
+        self._kept_bounds: QRectF | None = None
         super().__init__(*args, **kwargs)
 
-    def _bounds_extra(self) -> tuple:
-        """Anything else the rectangle depends on that pyqtgraph does not announce."""
-        return ()
-
     def prepareGeometryChange(self) -> None:
-        self._geometry_version += 1
+        self._kept_bounds = None
         super().prepareGeometryChange()  # type: ignore[misc]
 
     def viewTransformChanged(self) -> None:
-        self._geometry_version += 1
+        self._kept_bounds = None
         super().viewTransformChanged()  # type: ignore[misc]
 
     def boundingRect(self) -> QRectF:
-        key = (self._geometry_version, *self._bounds_extra())
         kept = self._kept_bounds
-        if kept is None or kept[0] != key:
-            kept = (key, QRectF(super().boundingRect()))  # type: ignore[misc]
-            self._kept_bounds = kept
-        return QRectF(kept[1])
+        if kept is None:
+            kept = self._kept_bounds = QRectF(super().boundingRect())  # type: ignore[misc]
+        return QRectF(kept)
 
 
 class CachedBoundsBars(_CachedBounds, pg.BarGraphItem):
@@ -54,6 +47,14 @@ class CachedBoundsScatter(_CachedBounds, pg.ScatterPlotItem):
     """A ScatterPlotItem whose bounds are computed once per change of its points, its spots'
     pixel size or the view."""
 
-    def _bounds_extra(self) -> tuple:
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self._kept_spot_px = (-1.0, -1.0)
+        super().__init__(*args, **kwargs)
+
+    def boundingRect(self) -> QRectF:
         # restyling spots in place (updateSpots) changes their pixel size without telling Qt
-        return (self._maxSpotPxWidth, self._maxSpotWidth)
+        spot_px = (self._maxSpotPxWidth, self._maxSpotWidth)
+        if spot_px != self._kept_spot_px:
+            self._kept_spot_px = spot_px
+            self._kept_bounds = None
+        return super().boundingRect()

@@ -10,7 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import debug
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPicture, QTextDocument, QTransform
+from PySide6.QtGui import QFont, QPainter, QPicture, QTextDocument, QTransform
 from PySide6.QtWidgets import QTableWidget
 
 from app.widgets.claim_badge import BADGE_COLOURS
@@ -160,29 +160,6 @@ def fit_table_height(table: QTableWidget) -> None:
         height += table.horizontalScrollBar().sizeHint().height()
     if height != table.height():
         table.setFixedHeight(height)
-
-
-def column_text_widths(table: QTableWidget) -> tuple[float, ...]:
-    """Each column's widest text, in the font each cell is drawn in: what the column's size
-    hint follows. The numbers' new digits every edit mostly leave the widest as wide as it
-    was, and fitting the columns asks the view for a size hint per cell (~0.3 ms)."""
-    base = table.font()
-    metrics: dict[str, QFontMetricsF] = {}
-    widths = []
-    for c in range(table.columnCount()):
-        widest = -1.0
-        for r in range(table.rowCount()):
-            item = table.item(r, c)
-            if item is None:
-                continue
-            own = item.data(Qt.ItemDataRole.FontRole)
-            font = base if own is None else QFont(own).resolve(base)
-            key = font.key()
-            if key not in metrics:
-                metrics[key] = QFontMetricsF(font)
-            widest = max(widest, metrics[key].horizontalAdvance(item.text()))
-        widths.append(widest)
-    return tuple(widths)
 
 
 class LevelLine(pg.InfiniteLine):
