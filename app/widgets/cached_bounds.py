@@ -3,8 +3,9 @@
 ``BarGraphItem.boundingRect`` and ``ScatterPlotItem.boundingRect`` compute their data's bounds
 and the pixel padding (the item's device transform, through every parent) on every call, and
 Qt's scene asks an item for it a few times per paint (its index, the exposed region, the
-drawing): the norm chart's four bar series were asked ~23 times per edit, ~0.08 ms each, the
-attention graph's nodes ~7 times. The rectangle only changes when the item's geometry does
+drawing): the norm chart's bar series and the causality bars were asked ~23 times per
+default edit, the attention graph's nodes ~7 times (counted with wrappers; the computation is
+tens of microseconds of Python each time). The rectangle only changes when the item's geometry does
 (pyqtgraph calls ``prepareGeometryChange`` for new data), when the view's transform does
 (``viewTransformChanged``: the pixel padding is in view units), or when the spots' pixel size
 does (a scatter's new pens or sizes); it is kept until one of those happens.
