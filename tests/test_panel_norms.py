@@ -488,4 +488,3 @@ def test_the_lines_of_a_long_vector_are_drawn_with_a_thin_pen(make_window):
     panel = window.panels["normDock"]
     for key, line in panel.lines.items():
         assert pg.mkPen(line.opts["pen"]).widthF() <= 1.0, key
-
