@@ -526,3 +526,34 @@ def test_arc_memo_returns_arc_points_bitwise_and_reuses_them():
                  (keys, 8, 10, 40, (0.2, 0.15)), (keys[:-1], 8, 9, 40, (0.2, 0.15))):
         got = memo.points(*args)
         assert got is not first and np.array_equal(got, arc_points(*args))
+
+
+def test_every_arc_lies_within_its_curves_bounds_and_follows_the_query(make_window):
+    """The arc curves' bounds are the view's range (not measured from their data each edit):
+    every drawn point must lie inside them, after a longer and a shorter input too, or Qt
+    would not repaint all of an arc. A bucket whose keys stay the same gets new arcs when
+    their shape changes: text added after the query leaves its row (and buckets) as they
+    were, but the arcs' heights follow the row's new length."""
+    from app.widgets.attention_arcs import arc_points, pairs
+
+    window = make_window(sync=True, text=TEXT)
+    panel = window.panels["attentionDock"]
+    for text, query in ((TEXT, 3), (TEXT + " and more words", 3),
+                        (" ".join(f"w{i}" for i in range(40)), 39), (TEXT, 6), (TEXT, 5)):
+        window.editor.set_text(text)
+        window.state.set_query(query)
+        assert panel.is_current
+        n = len(window.state.result.tokens)
+        samples = 40 if n <= 64 else 24
+        for b, curve in enumerate([*panel.bucket_curves, panel.masked_curve]):
+            keys = panel.edge_keys[b] if b < N_BUCKETS else panel.masked_keys
+            want = pairs(arc_points(keys, query, n, samples, panel._loop))
+            x, y = curve.getData()
+            np.testing.assert_array_equal(x, want[0], err_msg=f"{text} {query} {b}")
+            np.testing.assert_array_equal(y, want[1])
+            rect = curve.boundingRect()
+            if len(x) == 0:
+                assert rect.isEmpty()  # (Qt skips an empty bucket)
+                continue
+            assert rect.left() <= x.min() and x.max() <= rect.right(), (text, query)
+            assert rect.top() <= y.min() and y.max() <= rect.bottom(), (text, query)

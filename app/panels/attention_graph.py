@@ -43,9 +43,9 @@ from app.widgets.attention_arcs import (
     link_rgb,
     pairs,
 )
+from app.widgets.cached_bounds import CachedBoundsScatter
 from app.widgets.controls import set_tooltip, sync_combo, sync_spin
 from app.widgets.plotting import (
-    DeviceDashedCurve,
     QuietTextItem,
     TokenLabelsItem,
     fast_axes,
@@ -132,26 +132,28 @@ class AttentionGraphPanel(Panel):
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
         self.plot.getViewBox().setDefaultPadding(0.0)
 
-        self.bucket_curves: list[pg.PlotCurveItem] = []
+        self.bucket_curves: list[ArcCurve] = []
         for b in range(N_BUCKETS):
             curve = ArcCurve(connect="pairs", pen=bucket_pen(b), antialias=True)
             curve.setZValue(1 + b)
-            self.plot.addItem(curve)
+            self.plot.addItem(curve, ignoreBounds=True)  # (the view's range is _fit_view's)
             self.bucket_curves.append(curve)
         masked_pen = QPen(QColor(*MASKED_RGB))  # (its colour: _set_link_colours)
         masked_pen.setWidthF(1.2)
         masked_pen.setStyle(Qt.PenStyle.DashLine)
         masked_pen.setCosmetic(True)
-        self.masked_curve = DeviceDashedCurve(connect="pairs", pen=masked_pen, antialias=True)
+        self.masked_curve = ArcCurve(connect="pairs", pen=masked_pen, antialias=True,
+                                     device_dash=True)
         self.masked_curve.setZValue(0)
-        self.plot.addItem(self.masked_curve)
-        self.nodes = pg.ScatterPlotItem(pxMode=True)
+        self.plot.addItem(self.masked_curve, ignoreBounds=True)
+        self.nodes = CachedBoundsScatter(pxMode=True)
         self.nodes.setZValue(20)
         self.plot.addItem(self.nodes)
         self.masked_text = QuietTextItem(color=QColor(110, 110, 110), anchor=(0.0, 1.0),
                                        fill=QColor(255, 255, 255, 210))
         self.masked_text.setZValue(21)
         self.plot.addItem(self.masked_text)
+        self._masked_text_shown = True
         self._label_px = 60
         self._label_y = 0.0
         self._view: tuple = ()
@@ -218,6 +220,8 @@ class AttentionGraphPanel(Panel):
         self._nodes_look: tuple | None = None
         #: the arcs' shapes of the last few key sets (they do not depend on the weights)
         self._arcs = ArcMemo()
+        #: id(curve) -> the (shape, keys) it shows (see _set_arcs)
+        self._curve_arcs: dict[int, tuple] = {}
 
         self.query_box.currentIndexChanged.connect(self._on_query_box)
         self.head_box.valueChanged.connect(self.state.set_head)
@@ -415,10 +419,11 @@ class AttentionGraphPanel(Panel):
         points = self._arcs.points(visible, query, n, samples, self._loop)  # [K, S, 2]
         buckets = bucket_of(weights[visible])
         self.edge_keys = []
+        shape = (query, n, samples, self._loop)  # what an arc's points depend on besides its key
         for b, curve in enumerate(self.bucket_curves):
             sel = buckets == b
             self.edge_keys.append(visible[sel])
-            set_points(curve, *pairs(points[sel]))  # (a new weight in the same bucket: kept)
+            self._set_arcs(curve, shape, visible[sel], points[sel])
 
         hidden = np.flatnonzero(masked)
         if hidden.size > MAX_MASKED_ARCS:
@@ -426,18 +431,28 @@ class AttentionGraphPanel(Panel):
             hidden = hidden[::stride]
         self.masked_keys = hidden
         mpoints = self._arcs.points(hidden, query, n, samples, self._loop)
-        set_points(self.masked_curve, *pairs(mpoints))
+        self._set_arcs(self.masked_curve, shape, hidden, mpoints)
         if masked.any():
             # above the apex of the outermost masked arc: only masked arcs reach there
             last = int(np.flatnonzero(masked)[-1])
             apex = arc_points(np.array([last]), query, n, 3)[0, 1]
             self._masked_at = (query + 0.3, float(apex[1]) + 0.03)  # _fit_view places it
-            self.masked_text.setVisible(True)
-        else:
-            self.masked_text.setVisible(False)
+        if self._masked_text_shown != bool(masked.any()):  # (TextItem.setVisible costs)
+            self._masked_text_shown = bool(masked.any())
+            self.masked_text.setVisible(self._masked_text_shown)
 
         self._hover_keys = np.concatenate([visible, hidden]).astype(np.int64)
         self._hover_pts = np.concatenate([points, mpoints], axis=0)  # [K, S, 2]
+
+    def _set_arcs(self, curve: ArcCurve, shape: tuple, keys: np.ndarray,
+                  points: np.ndarray) -> None:
+        """Give ``curve`` the arcs of ``keys`` unless it shows them already: most edits move
+        a weight within its bucket, and the bucket's segments were rebuilt and compared
+        point by point for nothing."""
+        drawn = (shape, keys.tobytes())
+        if self._curve_arcs.get(id(curve)) != drawn:
+            set_points(curve, *pairs(points))
+            self._curve_arcs[id(curve)] = drawn
 
     def _draw_nodes(self, weights: np.ndarray, masked: np.ndarray, query: int, n: int) -> None:
         size = 15 if n <= 32 else (10 if n <= 128 else 6)
@@ -554,6 +569,10 @@ class AttentionGraphPanel(Panel):
         if view != self._view:
             self._view = view
             vb.setRange(xRange=view[0], yRange=view[1], padding=0)
+            bounds = QRectF(view[0][0], view[1][0], view[0][1] - view[0][0],
+                            view[1][1] - view[1][0])
+            for curve in (*self.bucket_curves, self.masked_curve):
+                curve.set_bounds(bounds)
         per_px_x = (view[0][1] - view[0][0]) / max(vb.width(), 1.0)
         self._loop = (LOOP_PX[0] * per_px_x, LOOP_PX[1] * per_px)
         self._label_y = -12.0 * per_px

@@ -41,12 +41,15 @@ from app.panels.norm_words import (
 )
 from app.state import AppState
 from app.widgets.arrangement import Arrangement, Hysteresis
+from app.widgets.cached_bounds import CachedBoundsBars
 from app.widgets.controls import set_tooltip, sync_combo
 from app.widgets.norm_parts import (
     InlineBadge,
+    LevelLine,
     RangeMemoryAxis,
     empty_bars,
     empty_line,
+    fit_table_height,
     nice_ceil,
     one_line_width,
     stats_row,
@@ -133,13 +136,13 @@ class NormComparePanel(Panel):
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen((90, 90, 90), width=1)))
-        self.mean_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(
+        self.mean_line = LevelLine(angle=0, pen=pg.mkPen(
             (120, 120, 120), width=1, style=Qt.PenStyle.DashLine))
         self.plot.addItem(self.mean_line)
         self.bars: dict[str, pg.BarGraphItem] = {}
         self.lines: dict[str, pg.PlotDataItem] = {}
         for key, rgb in COLOURS.items():
-            bar = pg.BarGraphItem(x=[], height=[], width=0.2, brush=QColor(*rgb),
+            bar = CachedBoundsBars(x=[], height=[], width=0.2, brush=QColor(*rgb),
                                   pen=pg.mkPen(QColor(*rgb).darker(130), width=0.5))
             # 1 px: a line is drawn only for long vectors (a real model's 1024 features), where
             # Qt strokes a wider antialiased pen ~8x slower (0.5 s a repaint, the window stalled)
@@ -414,7 +417,7 @@ class NormComparePanel(Panel):
                          if fits else 0)
                 if header.sectionSize(c) != need + extra:
                     header.resizeSection(c, need + extra)
-            self._fit_table_height()
+            fit_table_height(self.table)
         finally:
             self._fitting = False
 
@@ -427,16 +430,6 @@ class NormComparePanel(Panel):
         if self._header_pad is None:  # the style's margins around a row name
             self._header_pad = header.sizeHint().width() - widest
         return widest + self._header_pad
-
-    def _fit_table_height(self) -> None:
-        """The table exactly as tall as its rows (and its sideways scroll bar, if shown)."""
-        table = self.table
-        height = table.horizontalHeader().height() + 2 * table.frameWidth()
-        height += sum(table.rowHeight(r) for r in range(table.rowCount()))
-        if table.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
-            height += table.horizontalScrollBar().sizeHint().height()
-        if height != table.height():
-            table.setFixedHeight(height)
 
     def _fit_content(self) -> None:
         """Wrapped labels need more height when the dock is narrow; tell the scroll area, or
@@ -657,7 +650,7 @@ class NormComparePanel(Panel):
                                    model.index(max(rows_changed), max(cols_changed)))
             self._fit_columns()  # a longer number may need a wider column
         else:
-            self._fit_table_height()
+            fit_table_height(self.table)
 
     def _fill_match(self, norm_step: str, query: int) -> None:
         self.match_text.setText(match_text(self.layer_rms, self.layer_row, norm_step, query))

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPen
+from pyqtgraph import debug
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 
 from app import theme
 
@@ -121,10 +122,84 @@ class ArcCurve(pg.PlotCurveItem):
     """A ``connect='pairs'`` curve (its data stays one segment per pair: hover and the tests
     read arcs that way) stroked as whole polylines: a segment that starts where the previous
     one ended continues it. With round caps and joins that is the same shape, and Qt strokes
-    one arc of 40 points about twice as fast as 39 separate capped segments."""
+    one arc of 40 points about twice as fast as 39 separate capped segments.
 
-    def generatePath(self, x: np.ndarray, y: np.ndarray) -> object:
-        if self.opts["connect"] != "pairs" or len(x) < 2:
+    The graph's view range is the panel's (``_fit_view``), so the item's bounds are that range
+    (:meth:`set_bounds`), not its data's: pyqtgraph measured the data of every changed curve
+    (min, max, the pen's pixel padding) for Qt's scene index before each paint (~0.9 ms per
+    default edit in a profile), for a rectangle the view clips to anyway. An empty bucket has
+    no bounds, so Qt skips it. The arcs' paths of the last few
+    point sets are kept: a bucket whose keys come back draws the path it drew before.
+
+    With ``device_dash`` a dashed cosmetic pen is stroked in device pixels: Qt dashes a
+    cosmetic pen's path in item coordinates, and under the graph's transform (the arcs are
+    1 unit tall, the row tens wide) 32 dashed arcs took 30-45 ms; mapped first, ~2 ms. Its
+    segments stay separate (the dash pattern starts again at each, as it always has)."""
+
+    #: paths kept per curve (a few key sets come and go as weights cross bucket edges)
+    KEEP_PATHS = 8
+
+    def __init__(self, *args: object, device_dash: bool = False, **kwargs: object) -> None:
+        self._bounds = QRectF()
+        self._paths: dict[bytes, QPainterPath] = {}
+        self._device_dash = device_dash
+        super().__init__(*args, **kwargs)
+
+    def set_bounds(self, rect: QRectF) -> None:
+        """Where the arcs can be: the view's range (view coordinates)."""
+        if rect != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = QRectF(rect)
+
+    def boundingRect(self) -> QRectF:
+        # an empty bucket has nothing to paint: Qt skips an item without bounds
+        empty = self.xData is None or len(self.xData) == 0
+        return QRectF() if empty else QRectF(self._bounds)
+
+    def dataBounds(self, ax: int, frac: float = 1.0,
+                   orthoRange: object = None) -> tuple[float, float] | tuple[None, None]:
+        """The data's extent (for an auto-range; the graph sets its own range)."""
+        data = self.xData if ax == 0 else self.yData
+        if data is None or len(data) == 0:
+            return None, None
+        return float(np.min(data)), float(np.max(data))
+
+    def setData(self, *args: object, **kwargs: object) -> None:
+        """``x``, ``y`` (keywords) as PlotCurveItem takes them, without its bounds and
+        geometry bookkeeping (see the class doc); anything else goes the full way."""
+        if args or set(kwargs) - {"x", "y"}:
+            super().setData(*args, **kwargs)
+            return
+        x = np.asarray(kwargs.get("x", np.zeros(0)), dtype=np.float64)
+        y = np.asarray(kwargs.get("y", np.zeros(0)), dtype=np.float64)
+        if x.ndim != 1 or x.shape != y.shape:
+            raise ValueError(f"arc data must be two 1-D arrays of one length, got {x.shape} "
+                             f"and {y.shape}")
+        if (self.xData is None or len(self.xData) == 0) != (len(x) == 0):
+            self.prepareGeometryChange()  # (empty items have no bounds)
+        self.xData, self.yData = x, y
+        self.path = None
+        self._mouseShape = None
+        self.update()
+
+    def getPath(self) -> QPainterPath:
+        if self.path is None:
+            x, y = self.xData, self.yData
+            if x is None or len(x) == 0:
+                self.path = QPainterPath()
+            else:
+                key = x.tobytes() + y.tobytes() + str(self.opts["connect"]).encode()
+                path = self._paths.get(key)
+                if path is None:
+                    path = self.generatePath(x, y)
+                    if len(self._paths) >= self.KEEP_PATHS:
+                        self._paths.pop(next(iter(self._paths)))  # the oldest
+                    self._paths[key] = path
+                self.path = path
+        return self.path
+
+    def generatePath(self, x: np.ndarray, y: np.ndarray) -> QPainterPath:
+        if self.opts["connect"] != "pairs" or len(x) < 2 or self._device_dash:
             return super().generatePath(x, y)
         x0, y0, x1, y1 = x[0::2], y[0::2], x[1::2], y[1::2]
         # a segment opens a new polyline unless it starts at the previous segment's end
@@ -139,3 +214,25 @@ class ArcCurve(pg.PlotCurveItem):
         connect = np.ones(px.size, dtype=bool)  # connect[i]: point i joins point i + 1
         connect[starts[1:] - 1] = False
         return pg.arrayToQPath(px, py, connect=connect)
+
+    @debug.warnOnException  # an exception escaping a paint() takes Qt down
+    def paint(self, p: QPainter, opt: object, widget: object) -> None:
+        """The path stroked with the pen, as PlotCurveItem strokes an antialiased curve."""
+        pen = self.opts["pen"]
+        if self.xData is None or len(self.xData) == 0 or pen.style() == Qt.PenStyle.NoPen:
+            return
+        aa = (self._exportOpts.get("antialias", True) if self._exportOpts is not False
+              else self.opts["antialias"])
+        path = self.getPath()
+        if self._device_dash and pen.isCosmetic():
+            p.save()
+            path = p.worldTransform().map(path)
+            p.resetTransform()
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, aa)
+            p.setPen(pen)
+            p.drawPath(path)
+            p.restore()
+            return
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, aa)
+        p.setPen(pen)
+        p.drawPath(path)

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPen
 
 from app.verdict import fmt_diff
+from app.widgets.cached_bounds import CachedBoundsBars
 from app.widgets.heatmap import MAX_TICKS
 from app.widgets.plotting import QuietTextItem, fast_axes, left_bottom_only
 
@@ -83,8 +84,9 @@ class DiffBars(pg.PlotWidget):
         left_bottom_only(self)
         self.hideAxis("left")
         self.getViewBox().setBackgroundColor(None)
-        self.bar_item = pg.BarGraphItem(x0=[], y=[], height=[], width=[])
-        self.zero_item = pg.BarGraphItem(x0=[], y=[], height=[], width=[],
+        # bounds kept between changes (app/widgets/cached_bounds.py): asked many times a paint
+        self.bar_item = CachedBoundsBars(x0=[], y=[], height=[], width=[])
+        self.zero_item = CachedBoundsBars(x0=[], y=[], height=[], width=[],
                                          brush=ZERO_COLOUR, pen=pg.mkPen(None))
         self.addItem(self.zero_item)
         self.addItem(self.bar_item)

@@ -9,7 +9,9 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import debug
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QPainter, QPicture, QTextDocument, QTransform
+from PySide6.QtWidgets import QTableWidget
 
 from app.widgets.claim_badge import BADGE_COLOURS
 from app.widgets.plotting import FastAxisItem
@@ -148,3 +150,34 @@ def one_line_width(html: str, font: QFont) -> int:
     doc.setDefaultFont(font)
     doc.setHtml(html)
     return math.ceil(doc.idealWidth())
+
+
+def fit_table_height(table: QTableWidget) -> None:
+    """The table exactly as tall as its rows (and its sideways scroll bar, if shown)."""
+    height = table.horizontalHeader().height() + 2 * table.frameWidth()
+    height += sum(table.rowHeight(r) for r in range(table.rowCount()))
+    if table.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
+        height += table.horizontalScrollBar().sizeHint().height()
+    if height != table.height():
+        table.setFixedHeight(height)
+
+
+class LevelLine(pg.InfiniteLine):
+    """A horizontal line that moves up and down (the chart's mean, every edit). pyqtgraph
+    computes its bounds again after every move (the view rectangle in its coordinates, its
+    pixel size); in its own coordinates they are the view's width and a few pixels around 0,
+    the same at every height while the view's range and size stay."""
+
+    def _view_key(self) -> tuple | None:
+        view = self.getViewBox()
+        if view is None:
+            return None
+        rect, size = view.viewRect(), view.size()
+        return (rect.x(), rect.y(), rect.width(), rect.height(), size.width(), size.height())
+
+    def setPos(self, pos: object) -> None:
+        kept, before, along = self._boundingRect, self._view_key(), self.p[0]
+        super().setPos(pos)
+        if (kept is not None and before is not None and self.angle % 180 == 0
+                and self.p[0] == along and self._view_key() == before):
+            self._boundingRect = kept
