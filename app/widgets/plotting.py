@@ -17,10 +17,6 @@
   those stay a raster and only the rest are stroked: at T = 512 one changed curve instead of
   512 (~25 ms). Hairlines blend segment by segment, so the two layers give the same pixels.
 
-- :class:`DeviceDashedCurve`: Qt dashes a cosmetic pen's path in item coordinates; under a
-  view transform that stretches one axis 150× (the attention graph's arcs are 1 unit tall),
-  32 dashed arcs took 30-45 ms. The same path mapped to device pixels first: ~2 ms.
-
 The raster caches are redrawn on any change of the item (pyqtgraph calls ``update()`` after
 each; an axis drops its picture) or of its device transform (range, size); SVG export and
 printing (non-raster painters) always get the vectors and the text.
@@ -391,25 +387,6 @@ class BundleCurve(pg.PlotCurveItem):
         a, b = first * self._points, stop * self._points
         return pg.arrayToQPath(self.xData[a:b], self.yData[a:b],
                                connect=self.opts["connect"][a:b])
-
-
-class DeviceDashedCurve(pg.PlotCurveItem):
-    """A curve with a cosmetic (dashed) pen, stroked in device coordinates (see module doc)."""
-
-    @debug.warnOnException  # an exception escaping a paint() takes Qt down
-    def paint(self, p: QPainter, opt: object, widget: object) -> None:
-        pen = self.opts["pen"]
-        if (self.xData is None or len(self.xData) == 0 or not pen.isCosmetic()
-                or self.opts["fillLevel"] is not None or self.opts["shadowPen"] is not None):
-            super().paint(p, opt, widget)
-            return
-        path = p.worldTransform().map(self.getPath())
-        p.save()
-        p.resetTransform()
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, bool(self.opts["antialias"]))
-        p.setPen(pen)
-        p.drawPath(path)
-        p.restore()
 
 
 def _raster_paint(item: object, p: QPainter, version: int, rect_item: QRectF,
