@@ -297,19 +297,24 @@ def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(qtbot, monkeypatch):
     qtbot.waitUntil(lambda: same_as_pyqtgraph(view.plot.getAxis("bottom")), timeout=10_000)
 
 
-def test_a_token_axis_draws_its_labels_from_the_specs_with_the_recorded_pictures_pixels(qtbot):
+def test_a_token_axis_draws_each_label_once_laid_out_with_pyqtgraphs_pixels(qtbot):
+    """Each label is a QStaticText made once per text, drawn where drawText puts it: the
+    pixels of pyqtgraph's recorded picture (Chinese, a space, fractional positions, and a
+    label of two lines, which drawText aligns line by line)."""
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QImage, QPainter, QPicture
 
+    from app.widgets import heatmap
     from app.widgets.plotting import FastAxisItem
 
     view = HeatmapView()
     qtbot.addWidget(view)
-    view.resize(500, 320)
+    view.resize(503, 317)
     view.show()
     qtbot.waitExposed(view)
-    labels = [f"{i} {t}" for i, t in enumerate(["我", "爱", "北京", "天安门", "第", "12"])]
-    view.set_matrix(np.zeros((6, 6)), (-1.0, 1.0), "CET-D1", labels, labels)
+    labels = [f"{i} {t}" for i, t in enumerate(["我", "爱", "北京", "天安门", " ", "第", "a\nb",
+                                                "12"])]
+    view.set_matrix(np.zeros((8, 8)), (-1.0, 1.0), "CET-D1", labels, labels)
 
     def drawn():
         for side in ("left", "bottom"):
@@ -332,3 +337,10 @@ def test_a_token_axis_draws_its_labels_from_the_specs_with_the_recorded_pictures
             assert images[0] != blank  # the labels are there
 
     qtbot.waitUntil(drawn, timeout=10_000)
+    # an edit of the last label lays out that label only, on each axis's picture
+    made = len(heatmap._static_texts)
+    view.set_matrix(np.zeros((8, 8)), (-1.0, 1.0), "CET-D1", [*labels[:-1], "7 13"],
+                    [*labels[:-1], "7 13"])
+    for side in ("left", "bottom"):
+        view.plot.getAxis(side).make_picture()
+    assert len(heatmap._static_texts) == made + 1

@@ -6,13 +6,23 @@ per-frame autoLevels), a 256-entry LUT, ticks rebuilt only when the labels chang
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter, QPen, QPicture
+from PySide6.QtCore import QLineF, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QImage,
+    QPainter,
+    QPen,
+    QPicture,
+    QStaticText,
+    QTransform,
+)
 
 from app import palettes, theme
 from app.widgets.plotting import FastAxisItem, left_bottom_only
@@ -79,8 +89,11 @@ def display_array(array: np.ndarray) -> np.ndarray:
     return out
 
 
-#: (font key, label) -> the label's width and height as pyqtgraph sizes it (``_text_size``)
+#: (font key, label) -> the label's box (width, height) as QPainter.boundingRect gives it
 _text_sizes: dict[tuple[str, str], tuple[float, float]] = {}
+#: (font key, label) -> the label laid out once (None: a label of several lines, which
+#: drawText aligns line by line and a QStaticText does not)
+_static_texts: dict[tuple[str, str], QStaticText | None] = {}
 
 _LEFT_TEXT = (Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
               | Qt.TextFlag.TextDontClip)
@@ -89,61 +102,139 @@ _BOTTOM_TEXT = (Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
 
 
 def _text_size(p: QPainter, font_key: str, text: str) -> tuple[float, float]:
-    """A label's size as pyqtgraph's AxisItem measures it (its box in ``p``'s font, 80 % of
-    the height), remembered: an edit changes one label of a token axis."""
+    """A label's box in ``p``'s font, as pyqtgraph's AxisItem measures it (before it takes
+    80 % of the height), remembered: an edit changes one label of a token axis."""
     size = _text_sizes.get((font_key, text))
     if size is None:
         if len(_text_sizes) > _LABEL_WIDTHS_MAX:
             _text_sizes.clear()
         box = p.boundingRect(QRectF(0, 0, 100, 100), Qt.AlignmentFlag.AlignCenter, text)
-        size = _text_sizes[(font_key, text)] = (box.width(), box.height() * 0.8)
+        size = _text_sizes[(font_key, text)] = (box.width(), box.height())
     return size
 
 
-class _SpecsPicture:
-    """An axis picture kept as its draw specs and drawn straight onto the painter it is
-    played on: recording ten labels' drawText into a QPicture cost as much as drawing them."""
+def _static_text(font: QFont, font_key: str, text: str) -> QStaticText | None:
+    """``text`` laid out once in ``font``, drawn as drawText draws it from the top left of the
+    box drawText puts it in (tests/test_heatmap_view.py compares the pixels)."""
+    key = (font_key, text)
+    if key in _static_texts:
+        return _static_texts[key]
+    if len(_static_texts) > _LABEL_WIDTHS_MAX:
+        _static_texts.clear()
+    static = None
+    if len(text.splitlines()) <= 1:
+        static = QStaticText(text)
+        static.setTextFormat(Qt.TextFormat.PlainText)
+        static.prepare(QTransform(), font)
+    _static_texts[key] = static
+    return static
 
-    def __init__(self, axis: FastAxisItem, specs: tuple) -> None:
-        self.axis, self.specs = axis, specs
+
+class _LabelsPicture:
+    """A token axis as plain values, drawn straight onto the painter it is played on: the
+    axis line, the ticks in one drawLines, each label a QStaticText made once per text, at
+    the spot drawText would put it. Recording labels into a QPicture cost as much as drawing
+    them, and drawText lays each label out again on every paint."""
+
+    def __init__(self, font: QFont, axis_pen: QPen, axis_line: QLineF, tick_pen: QPen,
+                 ticks: list[QLineF], text_pen: QPen, clip: QRect,
+                 labels: list[tuple[QPointF, QStaticText | None, QRectF, int, str]]) -> None:
+        self.font, self.axis_pen, self.axis_line = font, axis_pen, axis_line
+        self.tick_pen, self.ticks, self.text_pen = tick_pen, ticks, text_pen
+        self.clip, self.labels = clip, labels
 
     def play(self, p: QPainter) -> None:
         p.save()
-        try:
-            if self.axis.style["tickFont"]:
-                p.setFont(self.axis.style["tickFont"])
-            self.axis.drawPicture(p, *self.specs)
+        try:  # (what pyqtgraph's AxisItem.drawPicture does, in its order)
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            p.setPen(self.axis_pen)
+            p.drawLine(self.axis_line)
+            if self.ticks:
+                p.setPen(self.tick_pen)
+                p.drawLines(self.ticks)
+            p.setFont(self.font)
+            p.setPen(self.text_pen)
+            p.setClipRect(self.clip)
+            for at, static, rect, flags, text in self.labels:
+                if static is not None:
+                    p.drawStaticText(at, static)
+                else:
+                    p.drawText(rect, flags, text)
         finally:
             p.restore()
 
 
 class TokenAxisItem(FastAxisItem):
     """The left or bottom axis of a heatmap, whose ticks are always given (token labels,
-    column numbers). Each change of a label regenerates the axis picture, and pyqtgraph's
-    general ``generateDrawSpecs`` (automatic ticks, grids, several levels, text-fill limits)
-    spent ~1.3 ms of Python per picture on ten labels, measuring every label again. This one
-    lays out given ticks of one level as pyqtgraph does (the same positions, boxes and
-    flags: tests/test_heatmap_view.py compares them) from remembered label sizes; any other
-    case is pyqtgraph's. Its picture is drawn from the specs, not recorded first."""
+    column numbers). Each change of a label drops the axis picture, and pyqtgraph's general
+    ``generateDrawSpecs`` (automatic ticks, grids, several levels, text-fill limits) spent
+    ~1.3 ms of Python per picture on ten labels, measuring every label again, and drawText
+    laid every label out again. This one lays out given ticks of one level as pyqtgraph does
+    (the same positions, boxes and flags: tests/test_heatmap_view.py compares them) from
+    remembered label sizes, and draws each label from a QStaticText made once per text (the
+    same pixels); any other case is pyqtgraph's."""
 
-    def make_picture(self) -> _SpecsPicture | QPicture:
-        measure = QPicture()  # labels are measured as pyqtgraph does, on a QPicture painter
-        painter = QPainter(measure)
+    def make_picture(self) -> _LabelsPicture | QPicture:
+        # (no tick font: pyqtgraph measures and draws in the painter's, the application's)
+        font = QFont(self.style["tickFont"] or QFont())
+        font_key = font.key()
+        measuring: list[QPainter] = []
+
+        def measure(text: str) -> tuple[float, float]:
+            size = _text_sizes.get((font_key, text))
+            if size is not None:
+                return size
+            if not measuring:  # labels are measured as pyqtgraph does, on a QPicture painter
+                measuring.append(QPainter(measure_on))
+                measuring[0].setFont(font)
+            return _text_size(measuring[0], font_key, text)
+
+        measure_on = QPicture()
         try:
-            specs = self.generateDrawSpecs(painter)
+            layout = self._lay_out(measure)
         finally:
-            painter.end()
-        return _SpecsPicture(self, specs) if specs is not None else QPicture()
+            for painter in measuring:
+                painter.end()
+        if layout is None:
+            return QPicture()
+        if layout is NotImplemented:
+            return super().make_picture()
+        (pen, start, end), ticks, texts, left = layout
+        labels = []
+        for rect, text, full_height in texts:
+            at = (QPointF(rect.x(), rect.y() + (rect.height() - full_height) / 2) if left
+                  else rect.topLeft())  # (drawText: the box centred, or at the top)
+            labels.append((at, _static_text(font, font_key, text), rect,
+                           int(_LEFT_TEXT if left else _BOTTOM_TEXT), text))
+        tick_pen = ticks[0][0] if ticks else pen
+        return _LabelsPicture(font, pen, QLineF(start, end), tick_pen,
+                              [QLineF(a, b) for _pen, a, b in ticks], self.textPen(),
+                              self.boundingRect().toAlignedRect(), labels)
 
     def generateDrawSpecs(self, p: QPainter) -> tuple | None:
+        if self.style["tickFont"] is not None:
+            p.setFont(self.style["tickFont"])
+        font_key = p.font().key()
+        layout = self._lay_out(lambda text: _text_size(p, font_key, text))
+        if layout is NotImplemented:
+            return super().generateDrawSpecs(p)
+        if layout is None:
+            return None
+        axis_spec, ticks, texts, left = layout
+        flags = _LEFT_TEXT if left else _BOTTOM_TEXT
+        return axis_spec, ticks, [(rect, flags, text) for rect, text, _h in texts]
+
+    def _lay_out(self, measure: Callable[[str], tuple[float, float]]) -> tuple | None:
+        """The axis line, the ticks (pen, start, end) and the labels (box, text, the text's
+        full height) and whether this is a left axis; None where pyqtgraph draws nothing,
+        NotImplemented for any case but given ticks of one level on a left or bottom axis."""
         levels, style = self._tickLevels, self.style
         if (levels is None or not levels or any(levels[1:]) or self.grid is not False
                 or self.orientation not in ("left", "bottom") or not style["showValues"]
                 or style["maxTextLevel"] < 0 or style["tickAlpha"] is not None
                 or tuple(style["stopAxisAtTick"]) != (False, False)):
-            return super().generateDrawSpecs(p)
-        if style["tickFont"] is not None:
-            p.setFont(style["tickFont"])
+            return NotImplemented
         bounds = self.mapRectFromParent(self.geometry())
         left = self.orientation == "left"
         if left:
@@ -176,7 +267,6 @@ class TokenAxisItem(FastAxisItem):
             colour = QColor(tick_pen.color())
             colour.setAlpha(255)
             tick_pen.setColor(colour)
-        font_key = p.font().key()
         frame = self.boundingRect()
         text_offset = max(0, tick_length) + style["tickTextOffset"][axis]
         tick_specs, text_specs, sizes = [], [], []
@@ -188,16 +278,17 @@ class TokenAxisItem(FastAxisItem):
             start[axis] = end[axis] = tick_stop
             end[axis] += tick_length * tick_dir
             tick_specs.append((tick_pen, QPointF(*start), QPointF(*end)))
-            width, height = _text_size(p, font_key, text)
+            width, full_height = measure(text)
+            height = full_height * 0.8  # (pyqtgraph: "boundingRect is usually a bit too large")
             sizes.append(height if axis else width)
             if left:
                 rect = QRectF(tick_stop - text_offset - width, x - height / 2, width, height)
             else:
                 rect = QRectF(x - width / 2, tick_stop + text_offset, width, height)
             if frame & rect == rect:  # (pyqtgraph's test: contains() rounds differently)
-                text_specs.append((rect, _LEFT_TEXT if left else _BOTTOM_TEXT, text))
+                text_specs.append((rect, text, full_height))
         self._updateMaxTextSize(max(sizes, default=0))
-        return (self.pen(), span[0], span[1]), tick_specs, text_specs
+        return (self.pen(), span[0], span[1]), tick_specs, text_specs, left
 
 
 def token_axes() -> dict[str, TokenAxisItem]:
