@@ -11,6 +11,7 @@ from itertools import pairwise
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph import debug
 from PySide6.QtCore import QLineF, QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QColor,
@@ -172,8 +173,29 @@ class TokenAxisItem(FastAxisItem):
     ~1.3 ms of Python per picture on ten labels, measuring every label again, and drawText
     laid every label out again. This one lays out given ticks of one level as pyqtgraph does
     (the same positions, boxes and flags: tests/test_heatmap_view.py compares them) from
-    remembered label sizes, and draws each label from a QStaticText made once per text (the
-    same pixels); any other case is pyqtgraph's."""
+    remembered label sizes, remembers each label's place until the axis's size, range or
+    font change (an edit places the one label it changed), and draws each label from a
+    QStaticText made once per text (the same pixels); any other case is pyqtgraph's."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        #: what the remembered places hold for (size, range, font, offsets)
+        self._places_key: tuple | None = None
+        #: (tick value, label) -> (tick start, tick end, the label's size across the axis,
+        #: (box, text, full height, top left of the text) or None where the box sticks out)
+        self._places: dict[tuple[float, str], tuple] = {}
+        super().__init__(*args, **kwargs)
+
+    @debug.warnOnException  # an exception escaping a paint() takes Qt down
+    def paint(self, p: QPainter, opt: object, widget: object) -> None:
+        if self.picture is None:
+            self.picture = self.make_picture()
+            self._picture_version += 1
+        if isinstance(self.picture, _LabelsPicture):
+            # the labels' static texts draw in less time than a raster of them is made or
+            # its key checked: an edit's changed axis is painted once or twice
+            self.picture.play(p)
+        else:
+            super().paint(p, opt, widget)
 
     def make_picture(self) -> _LabelsPicture | QPicture:
         # (no tick font: pyqtgraph measures and draws in the painter's, the application's)
@@ -192,7 +214,7 @@ class TokenAxisItem(FastAxisItem):
 
         measure_on = QPicture()
         try:
-            layout = self._lay_out(measure)
+            layout = self._lay_out(font_key, measure)
         finally:
             for painter in measuring:
                 painter.end()
@@ -200,35 +222,34 @@ class TokenAxisItem(FastAxisItem):
             return QPicture()
         if layout is NotImplemented:
             return super().make_picture()
-        (pen, start, end), ticks, texts, left = layout
-        labels = []
-        for rect, text, full_height in texts:
-            at = (QPointF(rect.x(), rect.y() + (rect.height() - full_height) / 2) if left
-                  else rect.topLeft())  # (drawText: the box centred, or at the top)
-            labels.append((at, _static_text(font, font_key, text), rect,
-                           int(_LEFT_TEXT if left else _BOTTOM_TEXT), text))
-        tick_pen = ticks[0][0] if ticks else pen
+        (pen, start, end), tick_pen, ticks, texts, left = layout
+        flags = int(_LEFT_TEXT if left else _BOTTOM_TEXT)
+        labels = [(at, _static_text(font, font_key, text), rect, flags, text)
+                  for rect, text, _h, at in texts]
         return _LabelsPicture(font, pen, QLineF(start, end), tick_pen,
-                              [QLineF(a, b) for _pen, a, b in ticks], self.textPen(),
+                              [QLineF(a, b) for a, b in ticks], self.textPen(),
                               self.boundingRect().toAlignedRect(), labels)
 
     def generateDrawSpecs(self, p: QPainter) -> tuple | None:
         if self.style["tickFont"] is not None:
             p.setFont(self.style["tickFont"])
         font_key = p.font().key()
-        layout = self._lay_out(lambda text: _text_size(p, font_key, text))
+        layout = self._lay_out(font_key, lambda text: _text_size(p, font_key, text))
         if layout is NotImplemented:
             return super().generateDrawSpecs(p)
         if layout is None:
             return None
-        axis_spec, ticks, texts, left = layout
+        axis_spec, tick_pen, ticks, texts, left = layout
         flags = _LEFT_TEXT if left else _BOTTOM_TEXT
-        return axis_spec, ticks, [(rect, flags, text) for rect, text, _h in texts]
+        return (axis_spec, [(tick_pen, a, b) for a, b in ticks],
+                [(rect, flags, text) for rect, text, _h, _at in texts])
 
-    def _lay_out(self, measure: Callable[[str], tuple[float, float]]) -> tuple | None:
-        """The axis line, the ticks (pen, start, end) and the labels (box, text, the text's
-        full height) and whether this is a left axis; None where pyqtgraph draws nothing,
-        NotImplemented for any case but given ticks of one level on a left or bottom axis."""
+    def _lay_out(self, font_key: str,
+                 measure: Callable[[str], tuple[float, float]]) -> tuple | None:
+        """The axis line (pen, start, end), the ticks' pen, the ticks (start, end), the labels
+        (box, text, the text's full height, the text's top left) and whether this is a left
+        axis; None where pyqtgraph draws nothing, NotImplemented for any case but given ticks
+        of one level on a left or bottom axis."""
         levels, style = self._tickLevels, self.style
         if (levels is None or not levels or any(levels[1:]) or self.grid is not False
                 or self.orientation not in ("left", "bottom") or not style["showValues"]
@@ -269,26 +290,53 @@ class TokenAxisItem(FastAxisItem):
             tick_pen.setColor(colour)
         frame = self.boundingRect()
         text_offset = max(0, tick_length) + style["tickTextOffset"][axis]
-        tick_specs, text_specs, sizes = [], [], []
+        key = (bounds.getRect(), frame.getRect(), low, high, font_key, tick_length,
+               text_offset, left)
+        if key != self._places_key or len(self._places) > 4 * len(levels[0]) + 64:
+            self._places_key = key
+            self._places = {}
+        places = self._places
+        ticks, texts, sizes = [], [], []
         for value, text in levels[0]:
-            x = value * scale - offset
-            if x < x_min or x > x_max:
-                continue
-            start, end = [x, x], [x, x]
-            start[axis] = end[axis] = tick_stop
-            end[axis] += tick_length * tick_dir
-            tick_specs.append((tick_pen, QPointF(*start), QPointF(*end)))
-            width, full_height = measure(text)
-            height = full_height * 0.8  # (pyqtgraph: "boundingRect is usually a bit too large")
-            sizes.append(height if axis else width)
-            if left:
-                rect = QRectF(tick_stop - text_offset - width, x - height / 2, width, height)
-            else:
-                rect = QRectF(x - width / 2, tick_stop + text_offset, width, height)
-            if frame & rect == rect:  # (pyqtgraph's test: contains() rounds differently)
-                text_specs.append((rect, text, full_height))
+            place = places.get((value, text))
+            if place is None:
+                x = value * scale - offset
+                if x < x_min or x > x_max:
+                    place = places[(value, text)] = ()
+                else:
+                    place = places[(value, text)] = self._place(
+                        x, text, axis, tick_stop, tick_length * tick_dir, text_offset, left,
+                        frame, measure)
+            if place:
+                start, end, size, spec = place
+                ticks.append((start, end))
+                sizes.append(size)
+                if spec is not None:
+                    texts.append(spec)
         self._updateMaxTextSize(max(sizes, default=0))
-        return (self.pen(), span[0], span[1]), tick_specs, text_specs, left
+        return (self.pen(), span[0], span[1]), tick_pen, ticks, texts, left
+
+    @staticmethod
+    def _place(x: float, text: str, axis: int, tick_stop: float, tick_reach: float,
+               text_offset: float, left: bool, frame: QRectF,
+               measure: Callable[[str], tuple[float, float]]) -> tuple:
+        """One label's tick (start, end), its size across the axis, and its (box, text, full
+        height, the text's top left), or None where pyqtgraph leaves it out."""
+        start, end = [x, x], [x, x]
+        start[axis] = end[axis] = tick_stop
+        end[axis] += tick_reach
+        width, full_height = measure(text)
+        height = full_height * 0.8  # (pyqtgraph: "boundingRect is usually a bit too large")
+        if left:
+            rect = QRectF(tick_stop - text_offset - width, x - height / 2, width, height)
+            # (drawText centres the text's full height on the box)
+            at = QPointF(rect.x(), rect.y() + (rect.height() - full_height) / 2)
+        else:
+            rect = QRectF(x - width / 2, tick_stop + text_offset, width, height)
+            at = rect.topLeft()
+        # (pyqtgraph's test: contains() rounds differently)
+        spec = (rect, text, full_height, at) if frame & rect == rect else None
+        return QPointF(*start), QPointF(*end), height if axis else width, spec
 
 
 def token_axes() -> dict[str, TokenAxisItem]:
