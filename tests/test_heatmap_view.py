@@ -344,3 +344,48 @@ def test_a_token_axis_draws_each_label_once_laid_out_with_pyqtgraphs_pixels(qtbo
     for side in ("left", "bottom"):
         view.plot.getAxis(side).make_picture()
     assert len(heatmap._static_texts) == made + 1
+
+
+def test_an_edited_label_repaints_a_box_that_holds_every_pixel_it_changed(qtbot):
+    """Where only some labels change, a token axis repaints only their boxes (not its whole
+    length, its title and what its box reaches into); every pixel that differs between the
+    window before and after lies in those boxes."""
+    import numpy as np
+    from PySide6.QtCore import QRectF
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(503, 317)
+    view.show()
+    qtbot.waitExposed(view)
+    data = np.zeros((6, 6))
+    labels = [f"{i} {t}" for i, t in enumerate(["我", "爱", "北京", "天安门", "第", "1"])]
+    view.set_matrix(data, (-1.0, 1.0), "CET-D1", labels, labels, x_title="key token",
+                    y_title="token")
+    qtbot.wait(50)
+    repainted: list[QRectF] = []
+    for side in ("left", "bottom"):
+        axis = view.plot.getAxis(side)
+        real = axis.update
+
+        def update(*rect, axis=axis, real=real):
+            whole = axis.boundingRect() if not rect else rect[0]
+            repainted.append(axis.mapRectToScene(whole))
+            real(*rect)
+
+        axis.update = update
+    # (a label that widens the axis's text, or thins the labels shown, repaints the axis)
+    for edit, boxes_only in (("5 12", True), ("5 13", True), ("5 一个很长的词", False),
+                             ("5 x", False), ("5 y", True)):
+        before = view.grab().toImage()
+        repainted.clear()
+        view.set_matrix(data, (-1.0, 1.0), "CET-D1", [*labels[:-1], edit],
+                        [*labels[:-1], edit], x_title="key token", y_title="token")
+        after = view.grab().toImage()
+        assert len(repainted) == 2
+        assert boxes_only == all(r.width() < 100 and r.height() < 40 for r in repainted)
+        changed = [(x, y) for y in range(after.height()) for x in range(after.width())
+                   if before.pixel(x, y) != after.pixel(x, y)]
+        assert changed  # the label did change
+        boxes = [view.mapFromScene(r).boundingRect() for r in repainted]
+        assert all(any(box.contains(x, y) for box in boxes) for x, y in changed)

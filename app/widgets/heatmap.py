@@ -166,6 +166,31 @@ class _LabelsPicture:
             p.restore()
 
 
+#: Pixels around a label's text box that its glyphs may reach (overhangs, antialiasing).
+_GLYPH_REACH = 3.0
+
+
+def _changed_box(before: _LabelsPicture, after: _LabelsPicture) -> QRectF | None:
+    """The box (item coordinates) holding every label that differs between two pictures of
+    one axis, before and after; None unless everything else (lines, ticks, pens, font, the
+    number of labels) is the same, or where a label is drawn by drawText."""
+    if (before.font != after.font or before.axis_line != after.axis_line
+            or before.ticks != after.ticks or before.clip != after.clip
+            or before.axis_pen != after.axis_pen or before.tick_pen != after.tick_pen
+            or before.text_pen != after.text_pen or len(before.labels) != len(after.labels)):
+        return None
+    box = QRectF()
+    for old, new in zip(before.labels, after.labels, strict=True):
+        if old[0] == new[0] and old[4] == new[4]:
+            continue
+        for at, static, rect, _flags, _text in (old, new):
+            if static is None:
+                return None
+            box |= (QRectF(at, static.size()) | rect).adjusted(
+                -_GLYPH_REACH, -_GLYPH_REACH, _GLYPH_REACH, _GLYPH_REACH)
+    return box
+
+
 class TokenAxisItem(FastAxisItem):
     """The left or bottom axis of a heatmap, whose ticks are always given (token labels,
     column numbers). Each change of a label drops the axis picture, and pyqtgraph's general
@@ -184,6 +209,27 @@ class TokenAxisItem(FastAxisItem):
         #: (box, text, full height, top left of the text) or None where the box sticks out)
         self._places: dict[tuple[float, str], tuple] = {}
         super().__init__(*args, **kwargs)
+
+    def setTicks(self, ticks: list | None) -> None:
+        """pyqtgraph's, but where only some labels change (an edit's last token), only their
+        boxes are repainted: a repaint of the whole axis also repainted its title and
+        whatever its box reaches into (~0.4 ms per edit for a heatmap's two axes)."""
+        before = self.picture
+        sizes = (self.textWidth, self.textHeight, self.minimumSize(), self.maximumSize())
+        self._tickLevels = ticks
+        self.picture = None
+        if isinstance(before, _LabelsPicture) and self.scene() is not None:
+            after = self.make_picture()
+            sized = (self.textWidth, self.textHeight, self.minimumSize(), self.maximumSize())
+            changed = (_changed_box(before, after) if isinstance(after, _LabelsPicture)
+                       and sized == sizes else None)
+            if changed is not None:
+                self.picture = after
+                self._picture_version += 1
+                if not changed.isEmpty():
+                    self.update(changed)
+                return
+        self.update()
 
     @debug.warnOnException  # an exception escaping a paint() takes Qt down
     def paint(self, p: QPainter, opt: object, widget: object) -> None:
