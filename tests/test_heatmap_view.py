@@ -389,3 +389,59 @@ def test_an_edited_label_repaints_a_box_that_holds_every_pixel_it_changed(qtbot)
         assert changed  # the label did change
         boxes = [view.mapFromScene(r).boundingRect() for r in repainted]
         assert all(any(box.contains(x, y) for box in boxes) for x, y in changed)
+
+
+def test_an_edit_repaints_only_the_rows_it_changed_and_every_pixel_they_changed(qtbot):
+    """An edit of the last token changes the last row: only its rows are repainted (not the
+    whole view box), and every pixel that differs lies in them; new levels repaint it all."""
+    from PySide6.QtCore import QRectF
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(503, 317)
+    view.show()
+    qtbot.waitExposed(view)
+    rng = np.random.default_rng(1)
+    data = rng.normal(size=(7, 9))
+    labels = [str(i) for i in range(7)]
+    view.set_matrix(data, (-2.0, 2.0), "CET-D1", labels)
+    qtbot.wait(50)
+    image = view.image
+    repainted: list[QRectF] = []
+    real = type(image).__mro__[2].update  # (pg.ImageItem's: what Qt is asked to repaint)
+
+    def update(self, *rect):
+        repainted.append(self.mapRectToScene(rect[0] if rect else self.boundingRect()))
+        real(self, *rect)
+
+    import pyqtgraph as pg
+
+    pg.ImageItem.update = update
+    try:
+        for rows, levels in (([6], (-2.0, 2.0)), ([2, 4], (-2.0, 2.0)), ([], (-2.0, 2.0)),
+                             ([6], (-3.0, 3.0))):
+            before = view.grab().toImage()
+            repainted.clear()
+            data = data.copy()
+            data[rows] = rng.normal(size=(len(rows), 9))
+            view.set_matrix(data, levels, "CET-D1", labels)
+            after = view.grab().toImage()
+            whole = image.mapRectToScene(image.boundingRect())
+            if not rows:
+                assert repainted == []  # nothing changed: nothing repainted
+                continue
+            assert len(repainted) == 1
+            box = repainted[0]
+            if levels == (-3.0, 3.0):
+                assert box == whole  # (and the colour bar repaints its own labels)
+                continue
+            # the rows from the first to the last changed
+            assert box.height() == whole.height() * (rows[-1] - rows[0] + 1) / 7
+            changed = [(x, y) for y in range(after.height()) for x in range(after.width())
+                       if before.pixel(x, y) != after.pixel(x, y)]
+            assert changed
+            # (what Qt repaints: the box on screen, out to whole pixels)
+            device = view.viewportTransform().mapRect(box).toAlignedRect()
+            assert all(device.contains(x, y) for x, y in changed)
+    finally:
+        pg.ImageItem.update = real

@@ -415,7 +415,46 @@ class FastImageItem(pg.ImageItem):
         #: the last fast render: (a copy of its image, its levels, its table) and its pixels
         self._rendered: tuple[np.ndarray, float, float, np.ndarray] | None = None
         self._pixels: np.ndarray | None = None
+        #: what the last repaint asked for shows: (a copy of the image, its levels, its
+        #: table), or None (a repaint of the whole image)
+        self._posted: tuple[np.ndarray, float, float, np.ndarray] | None = None
+        self._quiet = False
         super().__init__(*args, **kwargs)
+
+    def update(self, *args: object) -> None:
+        if self._quiet:
+            return
+        self._posted = None
+        super().update(*args)
+
+    def setImage(self, image: np.ndarray | None = None, autoLevels: bool | None = None,
+                 **kwargs: object) -> None:
+        """pyqtgraph's, but where only some rows change (an edit of the last token changes
+        the last row of every step) with the same levels and table, only those rows are
+        repainted: a repaint of the whole image also repainted the view box's background
+        and every item its box reaches (the axes' ticks reach into it)."""
+        self._quiet = True
+        try:
+            super().setImage(image, autoLevels=autoLevels, **kwargs)
+        finally:
+            self._quiet = False
+        image, lut, levels = self.image, self.lut, self.levels
+        last, state = self._posted, None
+        if (image is not None and image.ndim == 2 and image.dtype == np.float32
+                and self.axisOrder == "row-major" and isinstance(lut, np.ndarray)
+                and levels is not None and np.ndim(levels) == 1 and self.paintMode is None
+                and not self.autoDownsample):
+            state = (float(levels[0]), float(levels[1]), lut)
+        if (state is None or last is None or last[0].shape != image.shape
+                or last[1:3] != state[:2] or last[3] is not lut):
+            self.update()
+        else:  # (the same bits: NaN and −0.0 compare as what they are)
+            rows = np.flatnonzero((image.view(np.uint32) != last[0].view(np.uint32))
+                                  .any(axis=1))
+            if rows.size:
+                super().update(QRectF(0, float(rows[0]), float(image.shape[1]),
+                                      float(rows[-1] - rows[0] + 1)))
+        self._posted = (image.copy(), *state) if state is not None else None
 
     def render(self) -> None:
         image, lut, levels = self.image, self.lut, self.levels
