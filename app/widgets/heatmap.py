@@ -218,7 +218,8 @@ class TokenAxisItem(FastAxisItem):
         sizes = (self.textWidth, self.textHeight, self.minimumSize(), self.maximumSize())
         self._tickLevels = ticks
         self.picture = None
-        if isinstance(before, _LabelsPicture) and self.scene() is not None:
+        if (isinstance(before, _LabelsPicture) and self.scene() is not None
+                and self.isVisible()):  # (a hidden axis makes its picture when shown)
             after = self.make_picture()
             sized = (self.textWidth, self.textHeight, self.minimumSize(), self.maximumSize())
             changed = (_changed_box(before, after) if isinstance(after, _LabelsPicture)
@@ -247,23 +248,23 @@ class TokenAxisItem(FastAxisItem):
         # (no tick font: pyqtgraph measures and draws in the painter's, the application's)
         font = QFont(self.style["tickFont"] or QFont())
         font_key = font.key()
-        measuring: list[QPainter] = []
+        measuring: list = []  # (the picture and the painter measuring on it, once needed)
 
         def measure(text: str) -> tuple[float, float]:
             size = _text_sizes.get((font_key, text))
             if size is not None:
                 return size
             if not measuring:  # labels are measured as pyqtgraph does, on a QPicture painter
-                measuring.append(QPainter(measure_on))
-                measuring[0].setFont(font)
-            return _text_size(measuring[0], font_key, text)
+                measuring.append(QPicture())
+                measuring.append(QPainter(measuring[0]))
+                measuring[1].setFont(font)
+            return _text_size(measuring[1], font_key, text)
 
-        measure_on = QPicture()
         try:
             layout = self._lay_out(font_key, measure)
         finally:
-            for painter in measuring:
-                painter.end()
+            if measuring:
+                measuring[1].end()
         if layout is None:
             return QPicture()
         if layout is NotImplemented:
@@ -312,8 +313,8 @@ class TokenAxisItem(FastAxisItem):
             span = (bounds.topLeft() + QPointF(-1.0, 1.0),
                     bounds.topRight() + QPointF(1.0, 1.0))
             tick_stop, tick_dir, axis = bounds.top(), 1, 1
-        points = [self.mapToDevice(point) for point in span]
-        if None in points or points[1] == points[0]:
+        to_device = self.deviceTransform_()  # (as mapToDevice does, once)
+        if to_device is None or to_device.map(span[0]) == to_device.map(span[1]):
             return None
         low, high = self.range
         dif = high - low
