@@ -262,7 +262,7 @@ def _specs(generate, axis):
 def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(qtbot, monkeypatch):
     import pyqtgraph as pg
 
-    from app.widgets.heatmap import TokenAxisItem
+    from app.widgets.token_axis import TokenAxisItem
 
     pyqtgraphs = pg.AxisItem.generateDrawSpecs
 
@@ -304,7 +304,7 @@ def test_a_token_axis_draws_each_label_once_laid_out_with_pyqtgraphs_pixels(qtbo
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QImage, QPainter, QPicture
 
-    from app.widgets import heatmap
+    from app.widgets import token_axis
     from app.widgets.plotting import FastAxisItem
 
     view = HeatmapView()
@@ -338,12 +338,25 @@ def test_a_token_axis_draws_each_label_once_laid_out_with_pyqtgraphs_pixels(qtbo
 
     qtbot.waitUntil(drawn, timeout=10_000)
     # an edit of the last label lays out that label only, on each axis's picture
-    made = len(heatmap._static_texts)
+    made = len(token_axis._static_texts)
     view.set_matrix(np.zeros((8, 8)), (-1.0, 1.0), "CET-D1", [*labels[:-1], "7 13"],
                     [*labels[:-1], "7 13"])
     for side in ("left", "bottom"):
         view.plot.getAxis(side).make_picture()
-    assert len(heatmap._static_texts) == made + 1
+    assert len(token_axis._static_texts) == made + 1
+
+
+def _played(axis, picture):
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(600, 400, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(Qt.GlobalColor.white)
+    painter = QPainter(image)
+    painter.setTransform(axis.sceneTransform())
+    picture.play(painter)
+    painter.end()
+    return image
 
 
 def test_an_edited_label_repaints_a_box_that_holds_every_pixel_it_changed(qtbot):
@@ -384,6 +397,9 @@ def test_an_edited_label_repaints_a_box_that_holds_every_pixel_it_changed(qtbot)
         after = view.grab().toImage()
         assert len(repainted) == 2
         assert boxes_only == all(r.width() < 100 and r.height() < 40 for r in repainted)
+        for side in ("left", "bottom"):  # the picture kept draws what a new one draws
+            axis = view.plot.getAxis(side)
+            assert _played(axis, axis.picture) == _played(axis, axis.make_picture())
         changed = [(x, y) for y in range(after.height()) for x in range(after.width())
                    if before.pixel(x, y) != after.pixel(x, y)]
         assert changed  # the label did change
