@@ -262,7 +262,7 @@ def _specs(generate, axis):
 def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(qtbot, monkeypatch):
     import pyqtgraph as pg
 
-    from app.widgets.heatmap import TokenAxisItem
+    from app.widgets.token_axis import TokenAxisItem
 
     pyqtgraphs = pg.AxisItem.generateDrawSpecs
 
@@ -297,19 +297,24 @@ def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(qtbot, monkeypatch):
     qtbot.waitUntil(lambda: same_as_pyqtgraph(view.plot.getAxis("bottom")), timeout=10_000)
 
 
-def test_a_token_axis_draws_its_labels_from_the_specs_with_the_recorded_pictures_pixels(qtbot):
+def test_a_token_axis_draws_each_label_once_laid_out_with_pyqtgraphs_pixels(qtbot):
+    """Each label is a QStaticText made once per text, drawn where drawText puts it: the
+    pixels of pyqtgraph's recorded picture (Chinese, a space, fractional positions, and a
+    label of two lines, which drawText aligns line by line)."""
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QImage, QPainter, QPicture
 
+    from app.widgets import token_axis
     from app.widgets.plotting import FastAxisItem
 
     view = HeatmapView()
     qtbot.addWidget(view)
-    view.resize(500, 320)
+    view.resize(503, 317)
     view.show()
     qtbot.waitExposed(view)
-    labels = [f"{i} {t}" for i, t in enumerate(["我", "爱", "北京", "天安门", "第", "12"])]
-    view.set_matrix(np.zeros((6, 6)), (-1.0, 1.0), "CET-D1", labels, labels)
+    labels = [f"{i} {t}" for i, t in enumerate(["我", "爱", "北京", "天安门", " ", "第", "a\nb",
+                                                "12"])]
+    view.set_matrix(np.zeros((8, 8)), (-1.0, 1.0), "CET-D1", labels, labels)
 
     def drawn():
         for side in ("left", "bottom"):
@@ -332,3 +337,127 @@ def test_a_token_axis_draws_its_labels_from_the_specs_with_the_recorded_pictures
             assert images[0] != blank  # the labels are there
 
     qtbot.waitUntil(drawn, timeout=10_000)
+    # an edit of the last label lays out that label only, on each axis's picture
+    made = len(token_axis._static_texts)
+    view.set_matrix(np.zeros((8, 8)), (-1.0, 1.0), "CET-D1", [*labels[:-1], "7 13"],
+                    [*labels[:-1], "7 13"])
+    for side in ("left", "bottom"):
+        view.plot.getAxis(side).make_picture()
+    assert len(token_axis._static_texts) == made + 1
+
+
+def _played(axis, picture):
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(600, 400, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(Qt.GlobalColor.white)
+    painter = QPainter(image)
+    painter.setTransform(axis.sceneTransform())
+    picture.play(painter)
+    painter.end()
+    return image
+
+
+def test_an_edited_label_repaints_a_box_that_holds_every_pixel_it_changed(qtbot):
+    """Where only some labels change, a token axis repaints only their boxes (not its whole
+    length, its title and what its box reaches into); every pixel that differs between the
+    window before and after lies in those boxes."""
+    import numpy as np
+    from PySide6.QtCore import QRectF
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(503, 317)
+    view.show()
+    qtbot.waitExposed(view)
+    data = np.zeros((6, 6))
+    labels = [f"{i} {t}" for i, t in enumerate(["我", "爱", "北京", "天安门", "第", "1"])]
+    view.set_matrix(data, (-1.0, 1.0), "CET-D1", labels, labels, x_title="key token",
+                    y_title="token")
+    qtbot.wait(50)
+    repainted: list[QRectF] = []
+    for side in ("left", "bottom"):
+        axis = view.plot.getAxis(side)
+        real = axis.update
+
+        def update(*rect, axis=axis, real=real):
+            whole = axis.boundingRect() if not rect else rect[0]
+            repainted.append(axis.mapRectToScene(whole))
+            real(*rect)
+
+        axis.update = update
+    # (a label that widens the axis's text, or thins the labels shown, repaints the axis)
+    for edit, boxes_only in (("5 12", True), ("5 13", True), ("5 一个很长的词", False),
+                             ("5 x", False), ("5 y", True)):
+        before = view.grab().toImage()
+        repainted.clear()
+        view.set_matrix(data, (-1.0, 1.0), "CET-D1", [*labels[:-1], edit],
+                        [*labels[:-1], edit], x_title="key token", y_title="token")
+        after = view.grab().toImage()
+        assert len(repainted) == 2
+        assert boxes_only == all(r.width() < 100 and r.height() < 40 for r in repainted)
+        for side in ("left", "bottom"):  # the picture kept draws what a new one draws
+            axis = view.plot.getAxis(side)
+            assert _played(axis, axis.picture) == _played(axis, axis.make_picture())
+        changed = [(x, y) for y in range(after.height()) for x in range(after.width())
+                   if before.pixel(x, y) != after.pixel(x, y)]
+        assert changed  # the label did change
+        boxes = [view.mapFromScene(r).boundingRect() for r in repainted]
+        assert all(any(box.contains(x, y) for box in boxes) for x, y in changed)
+
+
+def test_an_edit_repaints_only_the_rows_it_changed_and_every_pixel_they_changed(qtbot):
+    """An edit of the last token changes the last row: only its rows are repainted (not the
+    whole view box), and every pixel that differs lies in them; new levels repaint it all."""
+    from PySide6.QtCore import QRectF
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(503, 317)
+    view.show()
+    qtbot.waitExposed(view)
+    rng = np.random.default_rng(1)
+    data = rng.normal(size=(7, 9))
+    labels = [str(i) for i in range(7)]
+    view.set_matrix(data, (-2.0, 2.0), "CET-D1", labels)
+    qtbot.wait(50)
+    image = view.image
+    repainted: list[QRectF] = []
+    real = type(image).__mro__[2].update  # (pg.ImageItem's: what Qt is asked to repaint)
+
+    def update(self, *rect):
+        repainted.append(self.mapRectToScene(rect[0] if rect else self.boundingRect()))
+        real(self, *rect)
+
+    import pyqtgraph as pg
+
+    pg.ImageItem.update = update
+    try:
+        for rows, levels in (([6], (-2.0, 2.0)), ([2, 4], (-2.0, 2.0)), ([], (-2.0, 2.0)),
+                             ([6], (-3.0, 3.0))):
+            before = view.grab().toImage()
+            repainted.clear()
+            data = data.copy()
+            data[rows] = rng.normal(size=(len(rows), 9))
+            view.set_matrix(data, levels, "CET-D1", labels)
+            after = view.grab().toImage()
+            whole = image.mapRectToScene(image.boundingRect())
+            if not rows:
+                assert repainted == []  # nothing changed: nothing repainted
+                continue
+            assert len(repainted) == 1
+            box = repainted[0]
+            if levels == (-3.0, 3.0):
+                assert box == whole  # (and the colour bar repaints its own labels)
+                continue
+            # the rows from the first to the last changed
+            assert box.height() == whole.height() * (rows[-1] - rows[0] + 1) / 7
+            changed = [(x, y) for y in range(after.height()) for x in range(after.width())
+                       if before.pixel(x, y) != after.pixel(x, y)]
+            assert changed
+            # (what Qt repaints: the box on screen, out to whole pixels)
+            device = view.viewportTransform().mapRect(box).toAlignedRect()
+            assert all(device.contains(x, y) for x, y in changed)
+    finally:
+        pg.ImageItem.update = real

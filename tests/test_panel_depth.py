@@ -632,3 +632,44 @@ def test_the_sub_step_labels_sit_above_every_curve(make_window, qtbot, size):
                 assert label.sceneBoundingRect().bottom() <= highest, (label.toPlainText(), size)
 
     qtbot.waitUntil(above, timeout=10_000)
+
+
+def test_a_new_title_that_fits_is_put_in_as_pyqtgraph_puts_it_without_a_layout_pass(qtbot):
+    """set_title (the norm plot's "bold: token k" title, new at every edit of the last token):
+    the same HTML, position and pixels as pyqtgraph's setTitle, without setting a new minimum
+    size (which lays the plot out again); a title too wide for its box goes through
+    pyqtgraph."""
+    import pyqtgraph as pg
+
+    from app.widgets.plotting import set_title
+
+    plots = []
+    for _ in range(2):
+        plot = pg.PlotWidget()
+        qtbot.addWidget(plot)
+        plot.resize(400, 250)
+        plot.show()
+        qtbot.waitExposed(plot)
+        plot.setTitle("bold: token 9 “第1”", size="8pt")
+        plots.append(plot)
+    qtbot.wait(20)  # (laid out: the title has its box)
+    ours, theirs = plots
+    label = ours.getPlotItem().titleLabel
+    resized = []
+    real = label.updateMin
+    label.updateMin = lambda: (resized.append(label.text), real())
+    for title in ("bold: token 9 “第12”", "bold: token 3 “w”", "bold: token 10 “天安门”"):
+        set_title(ours, title, size="8pt")
+        assert resized == []
+        theirs.setTitle(title, size="8pt")
+        qtbot.wait(20)  # (pyqtgraph's layout pass runs)
+        mine, pyqtgraphs = label.item, theirs.getPlotItem().titleLabel.item
+        assert label.text == title
+        assert mine.toHtml() == pyqtgraphs.toHtml()
+        assert mine.pos() == pyqtgraphs.pos()
+        assert ours.grab().toImage() == theirs.grab().toImage()
+        resized.clear()  # (a layout pass the grab ran may resize it, as pyqtgraph's)
+    long = "bold: token 10 " + "“天安门”" * 40
+    set_title(ours, long, size="8pt")
+    assert resized and label.text == long  # (pyqtgraph's: the box grows to it)
+    assert label.minimumWidth() > 400

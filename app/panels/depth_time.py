@@ -44,6 +44,7 @@ from app.widgets.arrangement import Hysteresis, side_by_side
 from app.widgets.claim_badge import ClaimBadge
 from app.widgets.depth_slider import RESOLUTION, DepthSlider, play_step
 from app.widgets.norm_curves import NormCurvesPlot
+from app.widgets.plotting import set_title
 from app.widgets.relayout import move_to_box
 from engine.continuous import Convergence
 
@@ -525,9 +526,9 @@ class DepthTimePanel(Panel):
         # (the plot's title is HTML)
         token = token_html(self._result.tokens[q]) if q < len(self._result.tokens) else ""
         title = self.tr("bold: token %1 “%2”").replace("%1", str(q)).replace("%2", token)
-        if title != self._title:  # a new title re-lays out the plot
+        if title != self._title:
             self._title = title
-            self.norm_plot.setTitle(title, size="8pt")
+            set_title(self.norm_plot, title, size="8pt")  # (no layout pass if it fits)
 
     # ----- depth time: the per-frame path -----
     def _apply_t(self, force: bool = False) -> None:

@@ -11,11 +11,16 @@ from itertools import pairwise
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter, QPen, QPicture
+from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFontMetrics,
+    QImage,
+)
 
 from app import palettes, theme
-from app.widgets.plotting import FastAxisItem, left_bottom_only
+from app.widgets.plotting import left_bottom_only
+from app.widgets.token_axis import token_axes
 
 #: theme -> colour of masked cells (the view box behind the image)
 MASKED_COLOURS: dict[str, str] = {"light": "#c8c8c8", "dark": "#585858"}
@@ -79,132 +84,6 @@ def display_array(array: np.ndarray) -> np.ndarray:
     return out
 
 
-#: (font key, label) -> the label's width and height as pyqtgraph sizes it (``_text_size``)
-_text_sizes: dict[tuple[str, str], tuple[float, float]] = {}
-
-_LEFT_TEXT = (Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-              | Qt.TextFlag.TextDontClip)
-_BOTTOM_TEXT = (Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
-                | Qt.TextFlag.TextDontClip)
-
-
-def _text_size(p: QPainter, font_key: str, text: str) -> tuple[float, float]:
-    """A label's size as pyqtgraph's AxisItem measures it (its box in ``p``'s font, 80 % of
-    the height), remembered: an edit changes one label of a token axis."""
-    size = _text_sizes.get((font_key, text))
-    if size is None:
-        if len(_text_sizes) > _LABEL_WIDTHS_MAX:
-            _text_sizes.clear()
-        box = p.boundingRect(QRectF(0, 0, 100, 100), Qt.AlignmentFlag.AlignCenter, text)
-        size = _text_sizes[(font_key, text)] = (box.width(), box.height() * 0.8)
-    return size
-
-
-class _SpecsPicture:
-    """An axis picture kept as its draw specs and drawn straight onto the painter it is
-    played on: recording ten labels' drawText into a QPicture cost as much as drawing them."""
-
-    def __init__(self, axis: FastAxisItem, specs: tuple) -> None:
-        self.axis, self.specs = axis, specs
-
-    def play(self, p: QPainter) -> None:
-        p.save()
-        try:
-            if self.axis.style["tickFont"]:
-                p.setFont(self.axis.style["tickFont"])
-            self.axis.drawPicture(p, *self.specs)
-        finally:
-            p.restore()
-
-
-class TokenAxisItem(FastAxisItem):
-    """The left or bottom axis of a heatmap, whose ticks are always given (token labels,
-    column numbers). Each change of a label regenerates the axis picture, and pyqtgraph's
-    general ``generateDrawSpecs`` (automatic ticks, grids, several levels, text-fill limits)
-    spent ~1.3 ms of Python per picture on ten labels, measuring every label again. This one
-    lays out given ticks of one level as pyqtgraph does (the same positions, boxes and
-    flags: tests/test_heatmap_view.py compares them) from remembered label sizes; any other
-    case is pyqtgraph's. Its picture is drawn from the specs, not recorded first."""
-
-    def make_picture(self) -> _SpecsPicture | QPicture:
-        measure = QPicture()  # labels are measured as pyqtgraph does, on a QPicture painter
-        painter = QPainter(measure)
-        try:
-            specs = self.generateDrawSpecs(painter)
-        finally:
-            painter.end()
-        return _SpecsPicture(self, specs) if specs is not None else QPicture()
-
-    def generateDrawSpecs(self, p: QPainter) -> tuple | None:
-        levels, style = self._tickLevels, self.style
-        if (levels is None or not levels or any(levels[1:]) or self.grid is not False
-                or self.orientation not in ("left", "bottom") or not style["showValues"]
-                or style["maxTextLevel"] < 0 or style["tickAlpha"] is not None
-                or tuple(style["stopAxisAtTick"]) != (False, False)):
-            return super().generateDrawSpecs(p)
-        if style["tickFont"] is not None:
-            p.setFont(style["tickFont"])
-        bounds = self.mapRectFromParent(self.geometry())
-        left = self.orientation == "left"
-        if left:
-            span = (bounds.topRight() + QPointF(-1.0, -1.0),
-                    bounds.bottomRight() + QPointF(-1.0, 1.0))
-            tick_stop, tick_dir, axis = bounds.right(), -1, 0
-        else:
-            span = (bounds.topLeft() + QPointF(-1.0, 1.0),
-                    bounds.topRight() + QPointF(1.0, 1.0))
-            tick_stop, tick_dir, axis = bounds.top(), 1, 1
-        points = [self.mapToDevice(point) for point in span]
-        if None in points or points[1] == points[0]:
-            return None
-        low, high = self.range
-        dif = high - low
-        if dif == 0:
-            scale, offset = 1, 0
-        elif left:
-            scale = -bounds.height() / dif
-            offset = low * scale - bounds.height()
-        else:
-            scale = bounds.width() / dif
-            offset = low * scale
-        ends = [x * scale - offset for x in self.range]
-        x_min, x_max = min(ends), max(ends)
-        tick_length = style["tickLength"]
-        tick_pen = self.tickPen()
-        if tick_pen.brush().style() == Qt.BrushStyle.SolidPattern:
-            tick_pen = QPen(tick_pen)
-            colour = QColor(tick_pen.color())
-            colour.setAlpha(255)
-            tick_pen.setColor(colour)
-        font_key = p.font().key()
-        frame = self.boundingRect()
-        text_offset = max(0, tick_length) + style["tickTextOffset"][axis]
-        tick_specs, text_specs, sizes = [], [], []
-        for value, text in levels[0]:
-            x = value * scale - offset
-            if x < x_min or x > x_max:
-                continue
-            start, end = [x, x], [x, x]
-            start[axis] = end[axis] = tick_stop
-            end[axis] += tick_length * tick_dir
-            tick_specs.append((tick_pen, QPointF(*start), QPointF(*end)))
-            width, height = _text_size(p, font_key, text)
-            sizes.append(height if axis else width)
-            if left:
-                rect = QRectF(tick_stop - text_offset - width, x - height / 2, width, height)
-            else:
-                rect = QRectF(x - width / 2, tick_stop + text_offset, width, height)
-            if frame & rect == rect:  # (pyqtgraph's test: contains() rounds differently)
-                text_specs.append((rect, _LEFT_TEXT if left else _BOTTOM_TEXT, text))
-        self._updateMaxTextSize(max(sizes, default=0))
-        return (self.pen(), span[0], span[1]), tick_specs, text_specs
-
-
-def token_axes() -> dict[str, TokenAxisItem]:
-    """``axisItems`` for a heatmap's plot (see :func:`app.widgets.plotting.fast_axes`)."""
-    return {name: TokenAxisItem(name) for name in ("left", "bottom", "right", "top")}
-
-
 def premultiplied_table(lut: np.ndarray) -> np.ndarray:
     """A [N, 3 or 4] uint8 lookup table as N + 1 premultiplied ARGB32 pixels; the extra last
     one, fully transparent, is where NaN (masked) cells go."""
@@ -230,7 +109,46 @@ class FastImageItem(pg.ImageItem):
         #: the last fast render: (a copy of its image, its levels, its table) and its pixels
         self._rendered: tuple[np.ndarray, float, float, np.ndarray] | None = None
         self._pixels: np.ndarray | None = None
+        #: what the last repaint asked for shows: (a copy of the image, its levels, its
+        #: table), or None (a repaint of the whole image)
+        self._posted: tuple[np.ndarray, float, float, np.ndarray] | None = None
+        self._quiet = False
         super().__init__(*args, **kwargs)
+
+    def update(self, *args: object) -> None:
+        if self._quiet:
+            return
+        self._posted = None
+        super().update(*args)
+
+    def setImage(self, image: np.ndarray | None = None, autoLevels: bool | None = None,
+                 **kwargs: object) -> None:
+        """pyqtgraph's, but where only some rows change (an edit of the last token changes
+        the last row of every step) with the same levels and table, only those rows are
+        repainted: a repaint of the whole image also repainted the view box's background
+        and every item its box reaches (the axes' ticks reach into it)."""
+        self._quiet = True
+        try:
+            super().setImage(image, autoLevels=autoLevels, **kwargs)
+        finally:
+            self._quiet = False
+        image, lut, levels = self.image, self.lut, self.levels
+        last, state = self._posted, None
+        if (image is not None and image.ndim == 2 and image.dtype == np.float32
+                and self.axisOrder == "row-major" and isinstance(lut, np.ndarray)
+                and levels is not None and np.ndim(levels) == 1 and self.paintMode is None
+                and not self.autoDownsample):
+            state = (float(levels[0]), float(levels[1]), lut)
+        if (state is None or last is None or last[0].shape != image.shape
+                or last[1:3] != state[:2] or last[3] is not lut):
+            self.update()
+        else:  # (the same bits: NaN and −0.0 compare as what they are)
+            rows = np.flatnonzero((image.view(np.uint32) != last[0].view(np.uint32))
+                                  .any(axis=1))
+            if rows.size:
+                super().update(QRectF(0, float(rows[0]), float(image.shape[1]),
+                                      float(rows[-1] - rows[0] + 1)))
+        self._posted = (image.copy(), *state) if state is not None else None
 
     def render(self) -> None:
         image, lut, levels = self.image, self.lut, self.levels
