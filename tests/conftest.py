@@ -87,9 +87,15 @@ def make_window(qtbot):
     import pyqtgraph as pg
 
     pg.setConfigOptions(imageAxisOrder="row-major", background="w", foreground="k")
+    from PySide6.QtWidgets import QApplication
+
     from app.bridge import EngineBridge
     from app.mainwindow import MainWindow
 
+    # every earlier test's windows are deleted by now (see _delete_closed_widgets): left
+    # alive, they made this test's waits slower the more of them there were
+    left = [w.windowTitle() for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+    assert left == [], f"{len(left)} windows of earlier tests are still alive"
     windows = []
 
     def make(*, sync: bool = False, text: str | None = "我爱北京天安门", **kwargs):
