@@ -179,6 +179,14 @@ class EngineBridge(QObject):
                 signal.emit(*args)  # type: ignore[attr-defined]
 
     def _run(self, request: Request) -> None:
+        try:
+            self._run_stoppable(request)
+        except SweepCancelled:
+            # raised by shutdown() as the request had just ended, in the bookkeeping after it
+            # (the worker waited for the lock shutdown held): it must not end the thread
+            pass
+
+    def _run_stoppable(self, request: Request) -> None:
         with self._sweep_lock:
             if self._closed:
                 return

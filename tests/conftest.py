@@ -32,32 +32,53 @@ def _settings_in_tmp(tmp_path, monkeypatch):
 
 
 def _reset_view() -> None:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
     from app import i18n, presentation, theme
 
     if i18n.translations().language != "en":
         i18n.translations().apply("en")
+        # removing the translator posts LanguageChange to every window: delivered now, not
+        # in the next test's first wait
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
     theme.apply_theme("light")  # (nothing to do when it is light)
     presentation.apply_app_font(1.0)  # (nothing to do when the font is the base one)
 
 
+def _delete_closed_widgets() -> None:
+    """Delete now the widgets this test closed. pytest-qt closes every widget of
+    ``qtbot.addWidget`` and calls deleteLater() outside any event loop, and Qt runs such a
+    deletion only inside a later event loop: a test whose waits never ran one (a sync window,
+    a condition already true) left its window alive, hidden, with its ~900 widgets, and the
+    first later test that waited for something deleted all of them (20 and more windows of
+    earlier tests) in its own timed wait. Until then every hidden window also took each
+    app-wide change (language, style, text size) of the tests between."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
 @pytest.fixture(autouse=True)
 def _app_wide_view_reset():
-    """After every test that made the QApplication: English, light theme, normal text size.
-    These are app-wide (the translator, the style, the application font): a test that left
-    Chinese on made the next one's window Chinese, so the suite passed in one order only."""
+    """After every test that made the QApplication: its closed widgets deleted, then English,
+    light theme, normal text size. These are app-wide (the translator, the style, the
+    application font): a test that left Chinese on made the next one's window Chinese, so the
+    suite passed in one order only. (Autouse: torn down after the test's own fixtures, so
+    the windows of ``make_window`` are gone before the reset restyles what is left.)"""
     yield
     from PySide6.QtWidgets import QApplication
 
     if QApplication.instance() is not None:
+        _delete_closed_widgets()
         _reset_view()
 
 
 @pytest.fixture
 def restore_view(qapp):
-    """Put the app-wide view settings (language, theme, text size) back after a test (every
-    test gets this from _app_wide_view_reset; kept for the tests that ask for it by name)."""
-    yield
-    _reset_view()
+    """Kept for the tests that ask for it by name: every test gets the app-wide view
+    (language, theme, text size) put back by _app_wide_view_reset, after its windows are
+    deleted (a reset here ran first and restyled the closed windows too)."""
+    return None
 
 
 @pytest.fixture
@@ -66,9 +87,15 @@ def make_window(qtbot):
     import pyqtgraph as pg
 
     pg.setConfigOptions(imageAxisOrder="row-major", background="w", foreground="k")
+    from PySide6.QtWidgets import QApplication
+
     from app.bridge import EngineBridge
     from app.mainwindow import MainWindow
 
+    # every earlier test's windows are deleted by now (see _delete_closed_widgets): left
+    # alive, they made this test's waits slower the more of them there were
+    left = [w.windowTitle() for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+    assert left == [], f"{len(left)} windows of earlier tests are still alive"
     windows = []
 
     def make(*, sync: bool = False, text: str | None = "我爱北京天安门", **kwargs):
@@ -84,8 +111,9 @@ def make_window(qtbot):
 
     yield make
     for window in windows:
-        window.close()
-        window.bridge.shutdown()
+        # closed, its worker stopped, and deleted now (graphics views first, as the app does
+        # at quit): see _delete_closed_widgets for what a window left to deleteLater cost
+        window.dispose()
 
 
 def wait_for_text(qtbot, window, text, timeout=5000):
