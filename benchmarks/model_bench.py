@@ -23,6 +23,13 @@ subprocess so peak memory is each one's own:
 
 Both run as the app runs the engine: ``OPENBLAS_NUM_THREADS=1`` (and torch on one thread, to
 match). Times are medians over repeats, with the fastest run too. The last line is JSON.
+
+The BLAS kernels: the app runs on whatever kernels numpy's OpenBLAS detects for the CPU (on
+an AVX-512 machine, ``SkylakeX``). This workplace's machines set ``OPENBLAS_CORETYPE=Haswell``
+and ``OPENBLAS_L2_SIZE`` for every process (for older OpenBLAS builds), which a teacher's
+machine does not; to measure what the app runs there, unset both for this command alone:
+``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/model_bench.py``. The JSON's
+``openblas_kernels`` says which kernels ran, and the script warns when the variable is set.
 """
 
 from __future__ import annotations
@@ -38,9 +45,11 @@ from pathlib import Path
 # the app's one BLAS thread (app/__main__.py); set before numpy or torch is imported
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"
-# --openblas-coretype X: OpenBLAS's kernels for CPU X instead of the ones it detects (an
-# AVX-512 AMD EPYC is run with Haswell's AVX2 kernels by OpenBLAS 0.3.31); not the app's
-# setting unless the app adopts it, so reported as its own figures
+# --openblas-coretype X: OpenBLAS's kernels for CPU X instead of the ones it detects; not
+# the app's setting, so reported as its own figures (see the docstring)
+if "OPENBLAS_CORETYPE" in os.environ and "--openblas-coretype" not in sys.argv:
+    print(f"note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} is set: OpenBLAS runs "
+          "those kernels, not the ones it detects for this CPU (see the docstring)")
 if "--openblas-coretype" in sys.argv:
     os.environ["OPENBLAS_CORETYPE"] = sys.argv[sys.argv.index("--openblas-coretype") + 1]
 
