@@ -302,7 +302,7 @@ def test_a_token_axis_draws_each_label_once_laid_out_with_pyqtgraphs_pixels(qtbo
     pixels of pyqtgraph's recorded picture (Chinese, a space, fractional positions, and a
     label of two lines, which drawText aligns line by line)."""
     from PySide6.QtCore import Qt
-    from PySide6.QtGui import QImage, QPainter, QPicture
+    from PySide6.QtGui import QImage, QPicture
 
     from app.widgets import token_axis
     from app.widgets.plotting import FastAxisItem
@@ -324,13 +324,7 @@ def test_a_token_axis_draws_each_label_once_laid_out_with_pyqtgraphs_pixels(qtbo
             assert not isinstance(fast, QPicture)
             images = []
             for picture in (fast, FastAxisItem.make_picture(axis)):
-                image = QImage(600, 400, QImage.Format.Format_ARGB32_Premultiplied)
-                image.fill(Qt.GlobalColor.white)
-                painter = QPainter(image)
-                painter.setTransform(axis.sceneTransform())
-                picture.play(painter)
-                painter.end()
-                images.append(image)
+                images.append(_played(axis, picture))
             assert images[0] == images[1]
             blank = QImage(images[0])
             blank.fill(Qt.GlobalColor.white)
