@@ -128,20 +128,15 @@ class ArcCurve(pg.PlotCurveItem):
     (:meth:`set_bounds`), not its data's: pyqtgraph measured the data of every changed curve
     (min, max, the pen's pixel padding) for Qt's scene index before each paint (~0.9 ms per
     default edit in a profile), for a rectangle the view clips to anyway. An empty bucket has
-    no bounds, so Qt skips it. The arcs' paths of the last few
-    point sets are kept: a bucket whose keys come back draws the path it drew before.
+    no bounds, so Qt skips it.
 
     With ``device_dash`` a dashed cosmetic pen is stroked in device pixels: Qt dashes a
     cosmetic pen's path in item coordinates, and under the graph's transform (the arcs are
     1 unit tall, the row tens wide) 32 dashed arcs took 30-45 ms; mapped first, ~2 ms. Its
     segments stay separate (the dash pattern starts again at each, as it always has)."""
 
-    #: paths kept per curve (a few key sets come and go as weights cross bucket edges)
-    KEEP_PATHS = 8
-
     def __init__(self, *args: object, device_dash: bool = False, **kwargs: object) -> None:
         self._bounds = QRectF()
-        self._paths: dict[bytes, QPainterPath] = {}
         self._device_dash = device_dash
         super().__init__(*args, **kwargs)
 
@@ -181,22 +176,6 @@ class ArcCurve(pg.PlotCurveItem):
         self.path = None
         self._mouseShape = None
         self.update()
-
-    def getPath(self) -> QPainterPath:
-        if self.path is None:
-            x, y = self.xData, self.yData
-            if x is None or len(x) == 0:
-                self.path = QPainterPath()
-            else:
-                key = x.tobytes() + y.tobytes() + str(self.opts["connect"]).encode()
-                path = self._paths.get(key)
-                if path is None:
-                    path = self.generatePath(x, y)
-                    if len(self._paths) >= self.KEEP_PATHS:
-                        self._paths.pop(next(iter(self._paths)))  # the oldest
-                    self._paths[key] = path
-                self.path = path
-        return self.path
 
     def generatePath(self, x: np.ndarray, y: np.ndarray) -> QPainterPath:
         if self.opts["connect"] != "pairs" or len(x) < 2 or self._device_dash:
