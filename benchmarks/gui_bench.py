@@ -190,6 +190,49 @@ def edit_after_pause(app, window, texts: list[str]) -> tuple[list[float], list[f
     return firsts, seconds
 
 
+def paired_edits_and_repaints(app, window, texts: list[str]
+                              ) -> tuple[list[float], list[float], tuple[int, int, int]]:
+    """Issue #20's ratio with both sides timed under the same conditions: each edit is followed
+    at once by a repaint of everything the window shows with nothing recomputed (the repaint
+    of ``gui_floor.py --app``), in this process, so a machine that slows down for a while
+    slows both. The first pair is not timed: it counts the plots each side paints (an event
+    filter on every visible plot's viewport, removed before the timed pairs).
+    Returns (edit times, repaint times, (visible plots, painted by the edit, by the repaint))."""
+    from gui_floor import repaint_everything, visible_plots
+    from PySide6.QtCore import QEvent, QObject
+
+    class PaintCounter(QObject):
+        count = 0
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint:
+                self.count += 1
+            return False
+
+    # two edits first: the second keeps all but the last token, so the causality panel shows
+    # its comparison plots, as in every timed edit
+    edit_latency(app, window, texts[:2])
+    views = visible_plots(window)
+    counter = PaintCounter()
+    for view in views:
+        view.viewport().installEventFilter(counter)
+    edit_latency(app, window, texts[2:3])
+    by_edit, counter.count = counter.count, 0
+    repaint_everything(app, window, views)
+    by_repaint = counter.count
+    for view in views:
+        view.viewport().removeEventFilter(counter)
+    edits, repaints = [], []
+    for text in texts[3:]:
+        edits += edit_latency(app, window, [text])
+        start = time.perf_counter()
+        repaint_everything(app, window, views)
+        repaints.append((time.perf_counter() - start) * 1e3)
+    if visible_plots(window) != views:
+        raise SystemExit("paired: the visible plots changed during the timed pairs")
+    return edits, repaints, (len(views), by_edit, by_repaint)
+
+
 def sentences(n_tokens: int, count: int) -> list[str]:
     """``count`` texts of ``n_tokens`` tokens whose last token differs (the classroom edit)."""
     base = " ".join(f"w{i % 97}" for i in range(n_tokens - 1))
@@ -218,6 +261,8 @@ def main() -> None:
     print(f"intervention toggle (default size): median {statistics.median(toggles):7.2f} ms  "
           f"p95 {percentile(toggles, 95):7.2f} ms")
     window.state.clear_intervention()
+    if not TOGGLE_ONLY and "--no-floor" not in sys.argv:
+        figures.update(paired_ratio(app, window))
     if TOGGLE_ONLY:
         edits = edit_latency(app, window, default_texts[5:45])
         figures["edit_median_ms_default"] = round(statistics.median(edits), 2)
@@ -277,6 +322,22 @@ def main() -> None:
     if "--no-floor" not in sys.argv:
         figures.update(floor_ratio(figures["edit_median_ms_default"]))
     print(json.dumps(figures, ensure_ascii=False))
+
+
+def paired_ratio(app, window) -> dict[str, float]:
+    """``edit_over_repaint_paired``: the default edit's median over the repaint's median, the
+    two timed in turn, edit by edit (``paired_edits_and_repaints``)."""
+    texts = [f"我爱北京天安门 第{k}" for k in range(100, 143)]
+    edits, repaints, (plots, by_edit, by_repaint) = paired_edits_and_repaints(app, window, texts)
+    if min(by_edit, by_repaint) < plots:
+        raise SystemExit(f"paired: of {plots} visible plots the edit painted {by_edit}, "
+                         f"the repaint {by_repaint}")
+    edit, repaint = statistics.median(edits), statistics.median(repaints)
+    print(f"paired, edit then repaint ({len(edits)} pairs, {plots} of {plots} plots painted by "
+          f"each): edit median {edit:.2f} ms, repaint median {repaint:.2f} ms; "
+          f"edit / repaint = {edit / repaint:.2f}")
+    return {"edit_paired_median_ms": round(edit, 2), "repaint_paired_median_ms": round(repaint, 2),
+            "edit_over_repaint_paired": round(edit / repaint, 2)}
 
 
 def floor_ratio(edit_median_ms: float) -> dict[str, float]:
