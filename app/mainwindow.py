@@ -173,7 +173,6 @@ class MainWindow(QMainWindow):
         # painted (~25 ms of the launch), and no key can reach a window not yet on screen
         # (looked up when Esc comes: a test or a subclass may replace leave_text_field)
         self.key_guard = KeyGuard(self, self.editor.line, lambda: self.leave_text_field())
-        self._key_guard_installed = False
 
         self.resize(1600, 1000)
         self.apply_default_layout()
@@ -517,13 +516,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.docking.hide_stale_tab_bars()
-        if not self._key_guard_installed:
-            self._key_guard_installed = True
-            # a zero timer runs after the posted paint events of this event-loop pass
-            QTimer.singleShot(0, self, self._install_key_guard)
-
-    def _install_key_guard(self) -> None:
-        QApplication.instance().installEventFilter(self.key_guard)
+        self.key_guard.install()  # (again at each show: it follows the focus from here)
 
     def wait_for_first_result(self, timeout: float) -> bool:
         """Before the window is first shown: take in the initial text's result and sweep (at
@@ -562,7 +555,7 @@ class MainWindow(QMainWindow):
         if self.persist_layout:
             self.save_layout()
         self.files.close()
-        QApplication.instance().removeEventFilter(self.key_guard)
+        self.key_guard.uninstall()
         self.tour.stop_tour()
         self.bridge.shutdown()
         super().closeEvent(event)
@@ -584,7 +577,7 @@ class MainWindow(QMainWindow):
             self.close()
         else:
             self.bridge.shutdown()
-        app.removeEventFilter(self.key_guard)
+        self.key_guard.uninstall()
         try:
             app.aboutToQuit.disconnect(self.dispose)
         except (RuntimeError, TypeError):

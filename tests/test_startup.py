@@ -343,7 +343,7 @@ def test_the_key_guard_is_installed_once_the_window_is_shown(qtbot, qapp, monkey
     original = mainwindow.KeyGuard.eventFilter
 
     def spy(self, watched, event):
-        filtered.append(event.type())
+        filtered.append(watched)
         return original(self, watched, event)
 
     monkeypatch.setattr(mainwindow.KeyGuard, "eventFilter", spy)
@@ -368,6 +368,18 @@ def test_the_key_guard_is_installed_once_the_window_is_shown(qtbot, qapp, monkey
         line.setFocus()
         qtbot.waitUntil(press_escape, timeout=3000)  # then Esc leaves the text field
         assert filtered
+        # it filters the focused widget's events, not every event of the application (each
+        # would run Python on the main thread, waiting for the lock while the worker computes)
+        assert window.key_guard.watched() is line
+        filtered.clear()
+        qapp.sendEvent(window.status.weights, QEvent(QEvent.Type.User))
+        window.update()  # every widget paints: only the focused line's events are filtered
+        qapp.processEvents()
+        assert filtered and all(watched is line for watched in filtered)
+        box = window.panels["attentionDock"].query_box
+        box.setFocus()
+        qtbot.waitUntil(lambda: window.key_guard.watched() is box, timeout=3000)
+        assert window.key_guard.watched() is box
     finally:
         window.close()
         window.bridge.shutdown()
