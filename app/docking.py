@@ -19,7 +19,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QByteArray, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QTabBar
 
@@ -112,7 +112,6 @@ class DockLayout(QObject):
         self._adapt_pending = False
         #: the arrangement and automatic flag when presentation mode began (restored after it)
         self._arrangement_before: tuple[str, bool] = ("full", True)
-        window.installEventFilter(self)
         for dock in window.docks.values():
             dock.topLevelChanged.connect(self._on_dock_moved)
             dock.dockLocationChanged.connect(self._on_dock_moved)
@@ -200,11 +199,6 @@ class DockLayout(QObject):
         line = max(window.fontMetrics().height(), 1)
         self._narrow = TOUR_BAND.compact(window.width() / line, self._narrow)
         return self.state.presentation or self._narrow
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.window and event.type() == QEvent.Type.Resize:
-            self.schedule_adapt()
-        return super().eventFilter(watched, event)
 
     def _on_dock_moved(self, *_args: object) -> None:
         """A dock floated, docked or moved other than by this class: the person arranged

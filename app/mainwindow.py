@@ -17,7 +17,7 @@ import weakref
 from functools import partial
 
 from PySide6.QtCore import QEvent, QEventLoop, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeyEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeyEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMessageBox, QWidget
 
 from app import __version__, i18n, presentation, theme
@@ -512,6 +512,12 @@ class MainWindow(QMainWindow):
         return (result is not None and result.request_id == state.pending_id
                 and (state.convergence is not None or state.convergence_error is not None
                      or convergence_skipped(result)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # (not an event filter on the window: that runs Python for each of its events, paints
+        # included, and on this thread each waits for the interpreter lock while the worker runs)
+        super().resizeEvent(event)
+        self.docking.schedule_adapt()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
