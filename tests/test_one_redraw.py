@@ -65,6 +65,37 @@ def test_the_chips_draw_whatever_display_strings_the_state_gives(make_window, mo
     assert window.editor.count.text().startswith("2 ")
 
 
+def test_the_chips_are_built_again_only_when_what_they_show_changes(make_window, qtbot,
+                                                                   monkeypatch):
+    """An edit past the strip's MAX_CHIPS chips (the last token of a long text) keeps the
+    strip as it is without building its HTML; any edit of a shown token, of the count, or a
+    language switch builds it again (no stale chip stays)."""
+    from app import i18n
+    from app.widgets import token_editor
+
+    window = make_window(sync=True, text=None)
+    built = []
+    monkeypatch.setattr(token_editor, "chips_html",
+                        lambda *a, _o=token_editor.chips_html: built.append(1) or _o(*a))
+    words = [f"w{i}" for i in range(token_editor.MAX_CHIPS + 20)]
+    window.editor.set_text(" ".join(words))
+    assert len(built) == 1
+    window.editor.set_text(" ".join([*words[:-1], "last"]))  # past the strip: kept
+    assert len(built) == 1
+    assert window.editor.chips.text() == chips_html(window.state.tokens)
+    window.editor.set_text(" ".join(["first", *words[1:-1], "last"]))  # a shown chip
+    assert len(built) == 2
+    assert window.editor.chips.text() == chips_html(window.state.tokens)
+    assert "first" in window.editor.chips.text()
+    window.editor.set_text(" ".join(["first", *words[1:]]))  # one token fewer: the count
+    count = window.editor.count.text()
+    window.editor.set_text(" ".join(["first", *words[1:], "more"]))
+    assert len(built) == 3 and window.editor.count.text() != count
+    i18n.translations().apply("zh")  # (the autouse fixture puts English back)
+    qtbot.waitUntil(lambda: window.editor.count.text() == f"{len(window.state.tokens)} 个词元")
+    assert window.editor.chips.text() == chips_html(window.state.tokens)
+
+
 def test_a_result_that_moves_the_query_redraws_each_panel_once(make_window, qtbot,
                                                                 monkeypatch):
     window = make_window(sync=True, text="a b")
