@@ -96,16 +96,20 @@ class StatusBar(QObject):
         if result is None:
             self.tokens.setText(translate("MainWindow", "no tokens"))
             self.time.setText("")
-        else:
-            self.tokens.setText(self._tokens_text(len(result.tokens)))
-            self.time.setText(translate("MainWindow", "computed in %1 ms").replace(
-                "%1", f"{result.compute_ms:.1f}"))
-            note = self.cache_note(result)
-            if note:  # the KV cache's savings, in plain sight beside the time they bought
-                self.time.setText(self.time.text() + " · " + note)
-            note = self.mask_note(result)
-            if note:
-                self.time.setText(self.time.text() + " · " + note)
+            return
+        self.tokens.setText(self._tokens_text(len(result.tokens)))
+        parts = [translate("MainWindow", "computed in %1 ms").replace(
+            "%1", f"{result.compute_ms:.1f}")]
+        # the KV cache's savings, in plain sight beside the time they bought; what runs
+        # without the mask
+        parts += [note for note in (self.cache_note(result), self.mask_note(result)) if note]
+        self.time.setText(" · ".join(parts))
+        # The time changes at every edit, and its width with it ("9.8" and "10.2"): the
+        # label keeps the widest it had, so the bar is not laid out and painted again in a
+        # pass of its own after each edit. (A language switch lets it shrink: retranslate.)
+        width = self.time.sizeHint().width()
+        if width > self.time.minimumWidth():
+            self.time.setMinimumWidth(width)
 
     def mask_note(self, result: Result | None = None) -> str:
         """With a real model and the causal mask switched off: what runs without it ("" with
@@ -182,6 +186,7 @@ class StatusBar(QObject):
 
     def retranslate(self) -> None:
         """Every label and a transient message still showing, in the current language."""
+        self.time.setMinimumWidth(0)
         self.show_result(self.state.result)
         self.show_error(self.state.error)
         self.show_weights()
