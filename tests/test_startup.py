@@ -332,6 +332,40 @@ def test_the_bundle_keeps_modules_out_of_the_pyz_archive():
     assert re.search(r"^\s+noarchive=True,", spec, re.MULTILINE)
 
 
+def test_no_python_event_filter_watches_the_application_or_the_window(qtbot, qapp,
+                                                                     monkeypatch):
+    """A Python event filter on the application (or the main window) runs for each of its
+    events, paints included; on the main thread each such call waits for the interpreter lock
+    while the worker computes, and a keystroke's repaint came late by the wait."""
+    from PySide6.QtCore import QObject
+
+    from app import mainwindow
+    from app.bridge import EngineBridge
+
+    watched = []
+    original = QObject.installEventFilter
+
+    def spy(self, other):
+        watched.append(self)
+        return original(self, other)
+
+    monkeypatch.setattr(QObject, "installEventFilter", spy)
+    window = mainwindow.MainWindow(bridge=EngineBridge(sync=True), initial_text=None,
+                                   persist_layout=False)
+    qtbot.addWidget(window)
+    try:
+        window.show()
+        qtbot.waitExposed(window)
+        window.editor.line.setFocus()
+        window.editor.set_text("a b c")
+        qapp.processEvents()
+        assert watched  # (the spy sees the panels' own filters)
+        assert not any(target is qapp or target is window for target in watched)
+    finally:
+        window.close()
+        window.bridge.shutdown()
+
+
 def test_the_key_guard_is_installed_once_the_window_is_shown(qtbot, qapp, monkeypatch):
     from PySide6.QtCore import QEvent, Qt
     from PySide6.QtGui import QKeyEvent
