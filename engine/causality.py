@@ -110,6 +110,23 @@ def _fast_row_max(a: np.ndarray, b: np.ndarray, axis: int, buffer: np.ndarray) -
     return result
 
 
+def _equal(a: np.ndarray, b: np.ndarray, axis: int) -> bool:
+    """``np.array_equal(a, b)`` for two arrays of one shape, compared a block of rows (along
+    ``axis``) at a time into one reused boolean buffer: no step-sized boolean array is written
+    and read back, and the comparison stops at the first block that differs."""
+    rows = a.shape[axis]
+    if a.size <= _BLOCK:
+        return bool(np.array_equal(a, b))
+    chunk = max(1, _BLOCK * rows // a.size)
+    buffer = np.empty(chunk * (a.size // rows), dtype=bool)
+    for r0 in range(0, rows, chunk):
+        block_a, block_b = _rows(a, axis, r0, r0 + chunk), _rows(b, axis, r0, r0 + chunk)
+        same = np.equal(block_a, block_b, out=buffer[:block_a.size].reshape(block_a.shape))
+        if not same.all():
+            return False
+    return True
+
+
 def _row_max_abs_diff(a: np.ndarray, b: np.ndarray, axis: int, *,
                       masked_from: int | None = None) -> np.ndarray:
     """The largest ``|a − b|`` of each row along ``axis`` of ``a, b``, equal entries (also −∞
@@ -167,6 +184,7 @@ def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
     bitwise: dict[str, bool] = {}
     earlier_diff: dict[str, float] = {}
     scores_changed = np.zeros((0, common, common), dtype=bool)
+    changed_columns = np.zeros(common, dtype=bool)  # key columns changed in an earlier row
     for info in STEP_INFO:
         a = _common_block(before[info.name], info.axes, common)
         b = _common_block(after[info.name], info.axes, common)
@@ -174,27 +192,33 @@ def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
         earlier_a, earlier_b = _rows(a, axis, 0, first), _rows(b, axis, 0, first)
         later_a, later_b = _rows(a, axis, first), _rows(b, axis, first)
         per_row = np.zeros(common)
-        # The last earlier row first: when a token was appended, rows that moved by rounding
-        # are usually there, and then the whole comparison of the earlier rows is skipped.
-        last_a, last_b = _rows(a, axis, first - 1, first), _rows(b, axis, first - 1, first)
-        bitwise[info.name] = bool(np.array_equal(last_a, last_b)
-                                  and np.array_equal(earlier_a, earlier_b))
         masked = info.name == "causal_mask" and before.causal
         if info.name == "attn_scores":
             scores_changed = a != b  # [H, common, common], reported in full
+            # ``!=`` is the negation of ``==`` entry by entry (NaN included), so this one pass
+            # also answers np.array_equal of the earlier rows: equal where none changed
+            changed_columns = scores_changed[:, :first].any(axis=(0, 1))
+            columns = np.flatnonzero(changed_columns)
+            bitwise[info.name] = not columns.size
             # Earlier rows: only the key columns where some entry changed (the edited key's,
             # for an edit) can have a nonzero |difference|; later rows are compared in full.
-            columns = np.flatnonzero(scores_changed[:, :first].any(axis=(0, 1)))
             if columns.size < common // 4:  # else a gather costs more than it saves
                 earlier_a, earlier_b = earlier_a[..., columns], earlier_b[..., columns]
             per_row[:first] = _row_max_abs_diff(earlier_a, earlier_b, axis)
             per_row[first:] = _row_max_abs_diff(later_a, later_b, axis)
-        elif bitwise[info.name]:
-            # every earlier entry is == (np.array_equal), so its |difference| is exactly 0
-            per_row[first:] = _row_max_abs_diff(later_a, later_b, axis,
-                                                masked_from=first if masked else None)
         else:
-            per_row[:] = _row_max_abs_diff(a, b, axis, masked_from=0 if masked else None)
+            # The last earlier row first: when a token was appended, rows that moved by
+            # rounding are usually there, and then the whole comparison of the earlier rows
+            # is skipped.
+            last_a, last_b = _rows(a, axis, first - 1, first), _rows(b, axis, first - 1, first)
+            bitwise[info.name] = _equal(last_a, last_b, axis) and _equal(earlier_a, earlier_b,
+                                                                         axis)
+            if bitwise[info.name]:
+                # every earlier entry is == (np.array_equal), so its |difference| is exactly 0
+                per_row[first:] = _row_max_abs_diff(later_a, later_b, axis,
+                                                    masked_from=first if masked else None)
+            else:
+                per_row[:] = _row_max_abs_diff(a, b, axis, masked_from=0 if masked else None)
         per_position[info.name] = _readonly(per_row)
         earlier_diff[info.name] = float(per_row[:first].max(initial=0.0))
     earlier_changed = scores_changed[:, :first, :]  # [H, first, common]
@@ -205,6 +229,7 @@ def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
         earlier_max_abs_diff=MappingProxyType(earlier_diff),
         scores_changed=_readonly(scores_changed),
         scores_changed_count=int(np.count_nonzero(earlier_changed)),
-        scores_changed_future_only=not bool(earlier_changed[..., :first].any()),
+        # the earlier rows' changed columns are known: none of them before ``first``
+        scores_changed_future_only=not bool(changed_columns[:first].any()),
         exact=all(equal for name, equal in bitwise.items() if name != "attn_scores"),
     )

@@ -129,3 +129,73 @@ def test_an_earlier_row_that_differs_is_seen_even_when_the_last_earlier_row_is_e
     assert report.first_changed == 2
     assert report.earlier_rows_bitwise_equal["q_proj"] is False and not report.exact
     assert report.earlier_max_abs_diff["q_proj"] == abs(moved[0, 0] - before["q_proj"][0, 0])
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_the_blockwise_equality_is_np_array_equal(axis):
+    """``_equal`` compares a big step a block of rows at a time: a difference in any block, a
+    NaN (never equal to itself) and −0.0 against 0.0 (equal) give np.array_equal's answer."""
+    from engine.causality import _BLOCK, _equal
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 400, 400))  # several blocks of rows along either axis
+    assert a.size > 4 * _BLOCK
+    assert _equal(a, a.copy(), axis)
+    for where in [(0, 0, 0), (3, 399, 399), (2, 150, 7), (1, 0, 399)]:
+        for value in (np.nan, -INF, a[where] + 1e-12):
+            b = a.copy()
+            b[where] = value
+            assert not _equal(a, b, axis) and not _equal(b, a, axis), (where, value)
+        both = a.copy()
+        both[where] = np.nan
+        assert not _equal(both, both.copy(), axis)  # NaN == NaN is False, as np.array_equal
+        zero, negative_zero = a.copy(), a.copy()
+        zero[where], negative_zero[where] = 0.0, -0.0
+        assert _equal(zero, negative_zero, axis)
+    rows = a[:, :250, :]  # a strided view, as the earlier rows of a step are
+    b = a.copy()
+    b[2, 249, 0] = 5.0
+    assert not _equal(rows, b[:, :250, :], axis)
+    assert _equal(rows, a[:, :250, :].copy(), axis)
+
+
+def test_a_big_steps_earlier_rows_are_np_array_equal():
+    """At 200 tokens the T × T steps are compared block by block: an earlier row changed in one
+    trace, or a NaN in both, is reported as np.array_equal of the earlier rows says."""
+    from dataclasses import replace
+
+    from engine import compare_traces
+    from engine.steps import Step
+
+    words = [f"w{i}" for i in range(200)]
+    before, after = _traces(words, [*words[:-1], "dog"])
+    from engine.causality import _BLOCK
+
+    assert before["attn_probs"][:, :199].size > _BLOCK  # compared in more than one block
+
+    def changed(trace, name, where, value):
+        steps = list(trace.steps)
+        i = next(k for k, s in enumerate(steps) if s.name == name)
+        array = steps[i].array.copy()
+        array[where] = value
+        steps[i] = Step(steps[i].info, array, steps[i].causal)
+        return replace(trace, steps=tuple(steps))
+
+    report = compare_traces(before, after)
+    assert report.exact and not report.earlier_rows_bitwise_equal["attn_scores"]  # the new key
+    cases = [("attn_probs", (1, 60, 3), 0.5), ("causal_mask", (3, 5, 2), 1.0),
+             ("causal_mask", (0, 100, 150), 0.0), ("attn_scores", (2, 7, 3), 9.0)]
+    for name, where, value in cases:
+        for pair in [(before, changed(after, name, where, value)),
+                     (changed(before, name, where, np.nan), changed(after, name, where, np.nan))]:
+            report = compare_traces(*pair)
+            earlier = [trace[name][:, :199] for trace in pair]
+            assert report.earlier_rows_bitwise_equal[name] is False
+            assert report.earlier_rows_bitwise_equal[name] == np.array_equal(*earlier)
+            assert not report.exact or name == "attn_scores"
+    # the scores' counts against their definition when an earlier column before the edit moved
+    report = compare_traces(before, changed(after, "attn_scores", (2, 7, 3), 9.0))
+    differs = before["attn_scores"] != changed(after, "attn_scores", (2, 7, 3), 9.0)["attn_scores"]
+    assert report.scores_changed_count == np.count_nonzero(differs[:, :199]) == 4 * 199 + 1
+    assert report.scores_changed_future_only is False
+    assert compare_traces(before, after).scores_changed_future_only is True
