@@ -189,10 +189,20 @@ def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
         a = _common_block(before[info.name], info.axes, common)
         b = _common_block(after[info.name], info.axes, common)
         axis = info.token_axis
+        if a.size <= _BLOCK and info.name != "attn_scores":
+            # A small step costs numpy's calls, not its data: the definition in one go, row by
+            # row. A row holds an unequal pair exactly when its largest |difference| is not 0
+            # (finite a ≠ b never subtract to 0; NaN counts as nonzero), so the same numbers
+            # say whether the earlier rows are equal (np.array_equal).
+            with np.errstate(invalid="ignore"):
+                per_row = _exact_row_max(a, b, axis)
+            bitwise[info.name] = not per_row[:first].any()
+            per_position[info.name] = _readonly(per_row)
+            earlier_diff[info.name] = float(per_row[:first].max(initial=0.0))
+            continue
         earlier_a, earlier_b = _rows(a, axis, 0, first), _rows(b, axis, 0, first)
         later_a, later_b = _rows(a, axis, first), _rows(b, axis, first)
         per_row = np.zeros(common)
-        masked = info.name == "causal_mask" and before.causal
         if info.name == "attn_scores":
             scores_changed = a != b  # [H, common, common], reported in full
             # ``!=`` is the negation of ``==`` entry by entry (NaN included), so this one pass
@@ -213,6 +223,7 @@ def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
             last_a, last_b = _rows(a, axis, first - 1, first), _rows(b, axis, first - 1, first)
             bitwise[info.name] = _equal(last_a, last_b, axis) and _equal(earlier_a, earlier_b,
                                                                          axis)
+            masked = info.name == "causal_mask" and before.causal
             if bitwise[info.name]:
                 # every earlier entry is == (np.array_equal), so its |difference| is exactly 0
                 per_row[first:] = _row_max_abs_diff(later_a, later_b, axis,
