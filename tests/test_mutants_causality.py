@@ -181,8 +181,20 @@ def test_a_big_steps_earlier_rows_are_np_array_equal():
         steps[i] = Step(steps[i].info, array, steps[i].causal)
         return replace(trace, steps=tuple(steps))
 
+    def definition(x, y):  # max |x − y| per query row, equal entries (−∞ too) counting 0
+        with np.errstate(invalid="ignore"):
+            gaps = np.where(x != y, np.abs(x - y), 0.0)
+        return gaps.max(axis=(0, 2))
+
+    def per_position_is_the_definition(report, pair):
+        for name in ("attn_scores", "causal_mask", "attn_probs"):
+            np.testing.assert_array_equal(report.per_position[name],
+                                          definition(pair[0][name], pair[1][name]), name)
+
     report = compare_traces(before, after)
     assert report.exact and not report.earlier_rows_bitwise_equal["attn_scores"]  # the new key
+    per_position_is_the_definition(report, (before, after))
+    assert report.per_position["attn_probs"][-1] > 0  # the edited row, compared in full
     cases = [("attn_probs", (1, 60, 3), 0.5), ("causal_mask", (3, 5, 2), 1.0),
              ("causal_mask", (0, 100, 150), 0.0), ("attn_scores", (2, 7, 3), 9.0)]
     for name, where, value in cases:
@@ -191,6 +203,7 @@ def test_a_big_steps_earlier_rows_are_np_array_equal():
             report = compare_traces(*pair)
             earlier = [trace[name][:, :199] for trace in pair]
             assert report.earlier_rows_bitwise_equal[name] is False
+            per_position_is_the_definition(report, pair)
             assert report.earlier_rows_bitwise_equal[name] == np.array_equal(*earlier)
             assert not report.exact or name == "attn_scores"
     # the scores' counts against their definition when an earlier column before the edit moved
