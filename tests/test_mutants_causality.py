@@ -139,12 +139,11 @@ def test_a_big_steps_earlier_rows_are_np_array_equal():
     from dataclasses import replace
 
     from engine import compare_traces
+    from engine.causality import _SMALL
     from engine.steps import Step
 
     words = [f"w{i}" for i in range(200)]
     before, after = _traces(words, [*words[:-1], "dog"])
-    from engine.causality import _SMALL
-
     # the T × T steps take the big steps' branch, the [T, 16] ones the small steps'
     assert before["attn_probs"].size > _SMALL >= before["q_proj"].size
 
