@@ -79,6 +79,14 @@ def _common_block(array: np.ndarray, axes: tuple[str, ...], common: int) -> np.n
 _BLOCK = 1 << 17
 
 
+#: Up to this many entries a step's comparison costs numpy's calls more than its data (the
+#: default sentence's steps hold 40-400), and :func:`compare_traces` takes the row by row
+#: definition in one go. Above it, that definition subtracts every row where the equality test
+#: of the earlier rows reads them once: a 512-token edit's twenty [T, 16..32] steps took
+#: ~0.4 ms more that way (interleaved runs, the worker's cold traces).
+_SMALL = 1 << 12
+
+
 def _rows(array: np.ndarray, axis: int, start: int, stop: int | None = None) -> np.ndarray:
     """``array`` restricted to rows ``start:stop`` along ``axis`` (a view)."""
     return array[(slice(None),) * axis + (slice(start, stop),)]
@@ -167,34 +175,52 @@ def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
     bitwise: dict[str, bool] = {}
     earlier_diff: dict[str, float] = {}
     scores_changed = np.zeros((0, common, common), dtype=bool)
+    changed_columns = np.zeros(common, dtype=bool)  # key columns changed in an earlier row
     for info in STEP_INFO:
         a = _common_block(before[info.name], info.axes, common)
         b = _common_block(after[info.name], info.axes, common)
         axis = info.token_axis
+        if a.size <= _SMALL and info.name != "attn_scores":
+            # A small step costs numpy's calls, not its data: the definition in one go, row by
+            # row. A row holds an unequal pair exactly when its largest |difference| is not 0
+            # (finite a ≠ b never subtract to 0; NaN counts as nonzero), so the same numbers
+            # say whether the earlier rows are equal (np.array_equal).
+            with np.errstate(invalid="ignore"):
+                per_row = _exact_row_max(a, b, axis)
+            bitwise[info.name] = not per_row[:first].any()
+            per_position[info.name] = _readonly(per_row)
+            earlier_diff[info.name] = float(per_row[:first].max(initial=0.0))
+            continue
         earlier_a, earlier_b = _rows(a, axis, 0, first), _rows(b, axis, 0, first)
         later_a, later_b = _rows(a, axis, first), _rows(b, axis, first)
         per_row = np.zeros(common)
-        # The last earlier row first: when a token was appended, rows that moved by rounding
-        # are usually there, and then the whole comparison of the earlier rows is skipped.
-        last_a, last_b = _rows(a, axis, first - 1, first), _rows(b, axis, first - 1, first)
-        bitwise[info.name] = bool(np.array_equal(last_a, last_b)
-                                  and np.array_equal(earlier_a, earlier_b))
-        masked = info.name == "causal_mask" and before.causal
         if info.name == "attn_scores":
             scores_changed = a != b  # [H, common, common], reported in full
+            # ``!=`` is the negation of ``==`` entry by entry (NaN included), so this one pass
+            # also answers np.array_equal of the earlier rows: equal where none changed
+            changed_columns = scores_changed[:, :first].any(axis=(0, 1))
+            columns = np.flatnonzero(changed_columns)
+            bitwise[info.name] = not columns.size
             # Earlier rows: only the key columns where some entry changed (the edited key's,
             # for an edit) can have a nonzero |difference|; later rows are compared in full.
-            columns = np.flatnonzero(scores_changed[:, :first].any(axis=(0, 1)))
             if columns.size < common // 4:  # else a gather costs more than it saves
                 earlier_a, earlier_b = earlier_a[..., columns], earlier_b[..., columns]
             per_row[:first] = _row_max_abs_diff(earlier_a, earlier_b, axis)
             per_row[first:] = _row_max_abs_diff(later_a, later_b, axis)
-        elif bitwise[info.name]:
-            # every earlier entry is == (np.array_equal), so its |difference| is exactly 0
-            per_row[first:] = _row_max_abs_diff(later_a, later_b, axis,
-                                                masked_from=first if masked else None)
         else:
-            per_row[:] = _row_max_abs_diff(a, b, axis, masked_from=0 if masked else None)
+            # The last earlier row first: when a token was appended, rows that moved by
+            # rounding are usually there, and then the whole comparison of the earlier rows
+            # is skipped.
+            last_a, last_b = _rows(a, axis, first - 1, first), _rows(b, axis, first - 1, first)
+            bitwise[info.name] = bool(np.array_equal(last_a, last_b)
+                                      and np.array_equal(earlier_a, earlier_b))
+            masked = info.name == "causal_mask" and before.causal
+            if bitwise[info.name]:
+                # every earlier entry is == (np.array_equal), so its |difference| is exactly 0
+                per_row[first:] = _row_max_abs_diff(later_a, later_b, axis,
+                                                    masked_from=first if masked else None)
+            else:
+                per_row[:] = _row_max_abs_diff(a, b, axis, masked_from=0 if masked else None)
         per_position[info.name] = _readonly(per_row)
         earlier_diff[info.name] = float(per_row[:first].max(initial=0.0))
     earlier_changed = scores_changed[:, :first, :]  # [H, first, common]
@@ -205,6 +231,7 @@ def compare_traces(before: LayerTrace, after: LayerTrace) -> CausalityReport:
         earlier_max_abs_diff=MappingProxyType(earlier_diff),
         scores_changed=_readonly(scores_changed),
         scores_changed_count=int(np.count_nonzero(earlier_changed)),
-        scores_changed_future_only=not bool(earlier_changed[..., :first].any()),
+        # the earlier rows' changed columns are known: none of them before ``first``
+        scores_changed_future_only=not bool(changed_columns[:first].any()),
         exact=all(equal for name, equal in bitwise.items() if name != "attn_scores"),
     )

@@ -46,10 +46,17 @@ def _vector(v: object, min_size: int, name: str = "v") -> np.ndarray:
     return array
 
 
+def _mean(v: np.ndarray) -> float:
+    """``np.mean(v)`` of a float64 array, the same bits (its sum divided by the count, as
+    np.mean does) without np.mean's wrapper: one norm comparison takes ~20 means of a short
+    row, and the worker derives two every edit (app/derive.py)."""
+    return float(np.add.reduce(v, axis=None) / v.size)
+
+
 def _check_spread(vec: np.ndarray, name: str = "v") -> None:
     """LayerNorm divides by the standard deviation: a non-constant vector whose entries all lie
     within 1e-150 of their mean has a variance that underflows to 0."""
-    spread = float(np.max(np.abs(vec - np.mean(vec))))
+    spread = float(np.max(np.abs(vec - _mean(vec))))
     if not _is_constant(vec) and spread < _TINY:
         raise EngineError("spread_too_small", name=name, spread=spread)
 
@@ -90,9 +97,9 @@ class VectorStats:
     @classmethod
     def of(cls, v: np.ndarray) -> VectorStats:
         v = np.asarray(v, dtype=np.float64)
-        mean = float(np.mean(v))
-        return cls(mean=mean, std=float(np.sqrt(np.mean((v - mean) ** 2))),
-                   rms=float(np.sqrt(np.mean(v * v))), norm=float(np.linalg.norm(v)))
+        mean = _mean(v)
+        return cls(mean=mean, std=math.sqrt(_mean((v - mean) ** 2)),
+                   rms=math.sqrt(_mean(v * v)), norm=float(np.linalg.norm(v)))
 
 
 @dataclass(frozen=True)
@@ -270,7 +277,7 @@ def compare_norms(v: object, *, eps: float = 0.0,
     # at ε = 0 a constant v's LayerNorm is reported as its limit 0, and so is RMSNorm of
     # v − mean v, exactly 0: the computed mean can be an ulp off, and RMSNorm would blow that
     # rounding up to a unit vector (or to Inf near 1e-150)
-    centred = vec - np.mean(vec) if ln_defined else np.zeros(d)
+    centred = vec - _mean(vec) if ln_defined else np.zeros(d)
     centred_rms = weighted_rms_norm(centred, weight, eps)
     return NormComparison(
         vector=_readonly(vec), eps=eps, gamma=_readonly(weight),

@@ -129,3 +129,60 @@ def test_an_earlier_row_that_differs_is_seen_even_when_the_last_earlier_row_is_e
     assert report.first_changed == 2
     assert report.earlier_rows_bitwise_equal["q_proj"] is False and not report.exact
     assert report.earlier_max_abs_diff["q_proj"] == abs(moved[0, 0] - before["q_proj"][0, 0])
+
+
+def test_a_big_steps_earlier_rows_are_np_array_equal():
+    """At 200 tokens the T × T steps take the big steps' comparison (the equality of the earlier
+    rows, then the later rows' differences): an earlier row changed in one trace, or a NaN in
+    both, is reported as np.array_equal of the earlier rows says, and every row's largest
+    |difference| is its definition."""
+    from dataclasses import replace
+
+    from engine import compare_traces
+    from engine.causality import _SMALL
+    from engine.steps import Step
+
+    words = [f"w{i}" for i in range(200)]
+    before, after = _traces(words, [*words[:-1], "dog"])
+    # the T × T steps take the big steps' branch, the [T, 16] ones the small steps'
+    assert before["attn_probs"].size > _SMALL >= before["q_proj"].size
+
+    def changed(trace, name, where, value):
+        steps = list(trace.steps)
+        i = next(k for k, s in enumerate(steps) if s.name == name)
+        array = steps[i].array.copy()
+        array[where] = value
+        steps[i] = Step(steps[i].info, array, steps[i].causal)
+        return replace(trace, steps=tuple(steps))
+
+    def definition(x, y):  # max |x − y| per query row, equal entries (−∞ too) counting 0
+        with np.errstate(invalid="ignore"):
+            gaps = np.where(x != y, np.abs(x - y), 0.0)
+        return gaps.max(axis=(0, 2))
+
+    def per_position_is_the_definition(report, pair):
+        for name in ("attn_scores", "causal_mask", "attn_probs"):
+            np.testing.assert_array_equal(report.per_position[name],
+                                          definition(pair[0][name], pair[1][name]), name)
+
+    report = compare_traces(before, after)
+    assert report.exact and not report.earlier_rows_bitwise_equal["attn_scores"]  # the new key
+    per_position_is_the_definition(report, (before, after))
+    assert report.per_position["attn_probs"][-1] > 0  # the edited row, compared in full
+    cases = [("attn_probs", (1, 60, 3), 0.5), ("causal_mask", (3, 5, 2), 1.0),
+             ("causal_mask", (0, 100, 150), 0.0), ("attn_scores", (2, 7, 3), 9.0)]
+    for name, where, value in cases:
+        for pair in [(before, changed(after, name, where, value)),
+                     (changed(before, name, where, np.nan), changed(after, name, where, np.nan))]:
+            report = compare_traces(*pair)
+            earlier = [trace[name][:, :199] for trace in pair]
+            assert report.earlier_rows_bitwise_equal[name] is False
+            per_position_is_the_definition(report, pair)
+            assert report.earlier_rows_bitwise_equal[name] == np.array_equal(*earlier)
+            assert not report.exact or name == "attn_scores"
+    # the scores' counts against their definition when an earlier column before the edit moved
+    report = compare_traces(before, changed(after, "attn_scores", (2, 7, 3), 9.0))
+    differs = before["attn_scores"] != changed(after, "attn_scores", (2, 7, 3), 9.0)["attn_scores"]
+    assert report.scores_changed_count == np.count_nonzero(differs[:, :199]) == 4 * 199 + 1
+    assert report.scores_changed_future_only is False
+    assert compare_traces(before, after).scores_changed_future_only is True

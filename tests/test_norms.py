@@ -323,3 +323,21 @@ def test_centred_gap_of_a_constant_vector_is_zero(c, d):
     assert not comparison.layer_norm_defined
     assert comparison.centred_gap == 0.0
     assert compare_norms(v, eps=1e-6).centred_gap < 1e-13  # defined: rounding
+
+
+def test_the_stats_are_numpys_means_bit_for_bit():
+    """VectorStats (and so every norm comparison the worker derives) takes its means without
+    np.mean's wrapper: the same sum and division, so the same bits, for any length (numpy's
+    pairwise sum changes its grouping past 8 and 128 entries) and scale."""
+    from engine.norms import _mean
+
+    rng = np.random.default_rng(7)
+    for d in (1, 2, 7, 8, 9, 16, 100, 128, 129, 1000):
+        for _ in range(40):
+            v = rng.standard_normal(d) * 10.0 ** rng.uniform(-140, 140)
+            stats = VectorStats.of(v)
+            mean = np.mean(v)
+            expected = (mean, np.sqrt(np.mean((v - float(mean)) ** 2)), np.sqrt(np.mean(v * v)))
+            for got, want in zip((_mean(v), stats.mean, stats.std, stats.rms),
+                                 (mean, *expected), strict=False):
+                assert np.float64(got).tobytes() == np.float64(want).tobytes(), (d, got, want)
