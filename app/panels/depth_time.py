@@ -515,7 +515,7 @@ class DepthTimePanel(Panel):
         self.norm_plot.draw(self._norm_times, self._norms)
         self._draw_query_curve()
         self._shown_t = None
-        self._apply_t(force=True)
+        self._apply_t(force=True, shown=True)
         self.convergence.show(self.state)
 
     def _draw_query_curve(self) -> None:
@@ -531,8 +531,9 @@ class DepthTimePanel(Panel):
             set_title(self.norm_plot, title, size="8pt")  # (no layout pass if it fits)
 
     # ----- depth time: the per-frame path -----
-    def _apply_t(self, force: bool = False) -> None:
-        """Show u(t) for the state's t: pixels, line, dot, caption. No layer recompute."""
+    def _apply_t(self, force: bool = False, shown: bool = False) -> None:
+        """Show u(t) for the state's t: pixels, line, dot, caption. No layer recompute.
+        ``shown``: the pixels of this t are on screen already (redraw just set them)."""
         result = self._result
         if result is None or result.depth is None:
             return
@@ -543,8 +544,9 @@ class DepthTimePanel(Panel):
         self.slider.set_t(t)
         self.t_label.setText(self.t_text(t))
         self.t_line.setValue(t)
-        self.source = result.depth.at(t)
-        self.view.set_values(self.source, self.levels)
+        if not shown:  # (u(t) again and a compare of every pixel: the same matrix, unchanged)
+            self.source = result.depth.at(t)
+            self.view.set_values(self.source, self.levels)
         self.caption.setText(self.caption_text(t))
         if self._norms is not None:
             q = min(self.state.query, self._norms.shape[1] - 1)

@@ -7,7 +7,8 @@ draw them as a short teal bar labelled 0.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import numpy as np
 import pyqtgraph as pg
@@ -55,13 +56,22 @@ def abs_diff(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     return out.reshape(np.shape(after))
 
 
-def sparse_labels(labels: list[str], most: int) -> list[str]:
+def sparse_labels(labels: Sequence[str], most: int) -> list[str]:
     """At most ``most`` of ``labels`` kept (evenly strided), the rest blank: a small view with
     many rows stays legible (hover names every row)."""
     n = len(labels)
     base = max(1, -(-n // MAX_TICKS))  # the view keeps every base-th tick: stay on its grid
     stride = base * max(1, -(-max(1, -(-n // most)) // base))
-    return [label if i % stride == 0 else "" for i, label in enumerate(labels)]
+    shown = [""] * n  # (slices, not a loop over every row: 512 rows on every edit)
+    shown[::stride] = labels[::stride]
+    return shown
+
+
+@lru_cache(maxsize=8)
+def sparse_index_labels(n: int, most: int) -> tuple[str, ...]:
+    """:func:`sparse_labels` of the column numbers 0 … n − 1, written once per length: the key
+    columns of a T × T map are the same numbers at every edit."""
+    return tuple(sparse_labels([str(j) for j in range(n)], most))
 
 
 def cell_outline(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

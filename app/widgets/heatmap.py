@@ -7,7 +7,7 @@ per-frame autoLevels), a 256-entry LUT, ticks rebuilt only when the labels chang
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import compress, pairwise
 
 import numpy as np
 import pyqtgraph as pg
@@ -343,9 +343,18 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         """Show every how-many-th label on ``side`` so that no two overlap (1: all)."""
         view = self.plot.getViewBox()
         length = view.width() if side == "bottom" else view.height()
-        shown = [i for i, text in enumerate(labels) if text]  # a caller may blank some
-        if length <= 0 or not shown:
+        # every label is looked at on each edit (512 at T = 512, several views): counted,
+        # picked and measured in C (set, map, compress), not one Python step per label
+        blanks = labels.count("")  # a caller may blank some
+        if length <= 0 or blanks == len(labels):
             return 1  # not laid out yet: the resize that follows decides
+        if blanks:
+            shown = list(compress(range(len(labels)), labels))
+            texts: Sequence[str] = [labels[i] for i in shown]
+            # labels blanked every k-th (the causality panel's) already stand k cells apart
+            spacing = min((b - a for a, b in pairwise(shown)), default=1)
+        else:
+            texts, spacing = labels, 1
         axis = self.plot.getAxis(side)
         font = axis.style["tickFont"] or axis.font()
         metrics = QFontMetrics(font)
@@ -353,18 +362,13 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             widths = _label_widths.setdefault(font.key(), {})
             if len(widths) > _LABEL_WIDTHS_MAX:
                 widths.clear()
-            widest = 0
-            for text in (labels[i] for i in shown):
-                width = widths.get(text)
-                if width is None:
-                    width = widths[text] = metrics.horizontalAdvance(text)
-                widest = max(widest, width)
+            for text in set(texts).difference(widths):
+                widths[text] = metrics.horizontalAdvance(text)
+            widest = max(map(widths.__getitem__, texts))
             needed = widest + _LABEL_GAP_SPACES * metrics.horizontalAdvance(" ")
         else:
             needed = metrics.height()
         cells = int(np.ceil(needed / (length / len(labels))))  # apart, for room
-        # labels blanked every k-th (the causality panel's) already stand k cells apart
-        spacing = min((b - a for a, b in pairwise(shown)), default=1)
         return 1 if spacing >= cells else spacing * int(np.ceil(cells / spacing))
 
     def _index_stride(self, n: int) -> int:
