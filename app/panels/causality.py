@@ -49,6 +49,7 @@ from app.widgets.diff_bars import (
     ZERO_HTML,
     DiffBars,
     abs_diff,
+    abs_diff_changed,
     cell_outline,
     k_line_pen,
     sparse_index_labels,
@@ -509,13 +510,13 @@ class CausalityPanel(Panel):
 
         # |after − before| on the common prefix, rows = tokens
         cols_are_keys = info.axes[-1] == "key token"
-        diff = None
+        diff = changed = None
         if self.before is not None and self.before.trace is not None:
             a = self._head_slice(self.before.trace.step(name))[:common]
             b = self._head_slice(step)[:common]
             if cols_are_keys:  # the key axis is a token axis too: compare the common prefix
                 a, b = a[:, :common], b[:, :common]
-            diff = abs_diff(a, b)
+            diff, changed = abs_diff_changed(a, b)
         self.diff_source = diff
         head_text = ""
         if has_heads:
@@ -543,7 +544,7 @@ class CausalityPanel(Panel):
         self._diff_col_kind = info.axes[-1]
         if diff is not None:
             self.diff_view.set_diff(diff, self._levels[1], self._rows, shown_cols,
-                                    x_title=self.tr(info.axes[-1]))
+                                    x_title=self.tr(info.axes[-1]), within=changed)
             self.diff_view.plot.hideAxis("left")
         else:
             self.diff_view.clear_matrix()

@@ -46,6 +46,13 @@ def abs_diff(before: np.ndarray, after: np.ndarray) -> np.ndarray:
 
     Subtracts only where the bits differ: an edit leaves most entries untouched, and
     arithmetic on the masked −∞ entries is slow (300 ms for one 2048 × 2048 map, 40 ms so)."""
+    return abs_diff_changed(before, after)[0]
+
+
+def abs_diff_changed(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`abs_diff` and the flat indices of the entries whose bits differ (outside them
+    the difference is exactly 0): the diff map's log image looks at only those, not again at
+    every entry (~0.15 ms of a 512 × 512 map)."""
     before = np.ascontiguousarray(before, dtype=np.float64).reshape(-1)
     after_flat = np.ascontiguousarray(after, dtype=np.float64).reshape(-1)
     out = np.zeros(after_flat.size)
@@ -53,7 +60,7 @@ def abs_diff(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     changed = np.flatnonzero(before.view(np.int64) != after_flat.view(np.int64))
     with np.errstate(invalid="ignore"):
         out[changed] = np.abs(after_flat[changed] - before[changed])
-    return out.reshape(np.shape(after))
+    return out.reshape(np.shape(after)), changed
 
 
 def sparse_labels(labels: Sequence[str], most: int) -> list[str]:
