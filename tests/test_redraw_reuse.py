@@ -61,6 +61,42 @@ def test_label_strides_are_the_one_label_at_a_time_strides(qtbot, n):
     assert "x" * 80 in _label_widths[(axis.style["tickFont"] or axis.font()).key()]
 
 
+def test_label_strides_follow_edits_of_the_labels_a_view_shows(qtbot):
+    """The strides' memory of the labels (blanks, widths) follows every kind of change: one
+    label, several, a blanked or unblanked one, another length, another font."""
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(520, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    rng = np.random.default_rng(3)
+    labels = [f"{i} w{i % 97}" for i in range(300)]
+    data = np.zeros((300, 300))
+    for step in range(40):
+        k = int(rng.integers(0, len(labels)))
+        if step % 5 == 1:
+            labels[k] = "W" * int(rng.integers(1, 30))  # wider or narrower than the rest
+        elif step % 5 == 2:
+            labels = sparse_labels(labels, 12) if step % 10 == 2 else [f"{i} x{i}" for i in
+                                                                        range(len(labels))]
+        elif step % 5 == 3:
+            labels = [*labels, f"{len(labels)} more"]  # another length
+            data = np.zeros((len(labels), len(labels)))
+        else:
+            labels[k] = f"{k} edit{step}"
+        view.set_matrix(data, (0.0, 1.0), "CET-L17", labels, labels)
+        for side, shown in (("left", view.row_labels), ("bottom", view.col_labels)):
+            assert shown == tuple(labels)
+            assert view._stride(shown, side) == _reference_stride(view, shown, side)
+        if step == 20:  # a larger font: every label measured again
+            axis = view.plot.getAxis("bottom")
+            font = axis.font()
+            font.setPointSizeF(font.pointSizeF() * 1.5)
+            axis.setStyle(tickFont=font)
+            assert view._stride(view.col_labels, "bottom") == _reference_stride(
+                view, view.col_labels, "bottom")
+
+
 def test_sparse_labels_keep_every_stride_th_label_and_blank_the_rest():
     for n in (0, 1, 5, 16, 17, 100, 512):
         labels = [f"{i} t{i}" for i in range(n)]

@@ -198,6 +198,70 @@ class FastImageItem(pg.ImageItem):
         return table[scaled.astype(np.intp)]
 
 
+class _LabelStats:
+    """What :meth:`HeatmapView._stride` reads of an axis's labels (which are blank, their widths
+    in the axis font), kept between calls and brought up to date from the positions that
+    changed: an edit changes one label of 512, and every pass over 512 fresh label strings
+    (compare, count, hash, measure) cost ~50-250 µs of an edit, the caches cold after the
+    image's arrays."""
+
+    def __init__(self) -> None:
+        self.labels: tuple[str, ...] = ()
+        #: not blank, per label
+        self.shown = np.zeros(0, dtype=bool)
+        #: width per label in the font of ``_font_key`` (None: not measured)
+        self._widths: np.ndarray | None = None
+        self._font_key = ""
+        #: positions changed since the widths were measured
+        self._stale: list[int] = []
+
+    def update(self, labels: tuple[str, ...]) -> bool:
+        """Hold ``labels``; False if they read as the labels held (which are then kept)."""
+        old = self.labels
+        if labels is old:
+            return False
+        if len(labels) != len(old):
+            self.labels, self._widths, self._stale = labels, None, []
+            self.shown = np.fromiter(map(bool, labels), dtype=bool, count=len(labels))
+            return True
+        changed = list(compress(range(len(labels)), map(str.__ne__, labels, old)))
+        if not changed:
+            return False
+        self.labels = labels
+        for i in changed:
+            self.shown[i] = labels[i] != ""
+        self._stale += changed
+        if len(self._stale) > len(labels):  # (rows never measured: no list without end)
+            self._widths, self._stale = None, []
+        return True
+
+    def spacing(self) -> int:
+        """Fewest cells between two shown labels (1 with none blank)."""
+        if self.shown.all():
+            return 1
+        shown = np.flatnonzero(self.shown)
+        return int(np.diff(shown).min()) if len(shown) > 1 else 1
+
+    def widest(self, font_key: str, widths: dict[str, int], metrics: QFontMetrics) -> int:
+        """The widest shown label's width; ``widths``: the font's memory of label widths."""
+        labels = self.labels
+        if self._widths is None or font_key != self._font_key:
+            for text in set(labels).difference(widths):
+                widths[text] = metrics.horizontalAdvance(text)
+            self._widths = np.fromiter(map(widths.__getitem__, labels), dtype=np.int64,
+                                       count=len(labels))
+            self._font_key = font_key
+        else:
+            for i in self._stale:
+                text = labels[i]
+                width = widths.get(text)
+                if width is None:
+                    width = widths[text] = metrics.horizontalAdvance(text)
+                self._widths[i] = width
+        self._stale = []
+        return int(self._widths[self.shown].max())
+
+
 class HeatmapView(pg.GraphicsLayoutWidget):
     """One matrix as an image with labelled axes. ``hovered(row, col, value)`` follows the mouse;
     ``hovered(-1, -1, nan)`` when it leaves the image."""
@@ -225,6 +289,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self._data: np.ndarray | None = None
         self._row_labels: tuple[str, ...] = ()
         self._col_labels: tuple[str, ...] = ()
+        #: side -> what the label strides read of that side's labels
+        self._label_stats = {"left": _LabelStats(), "bottom": _LabelStats()}
         #: first column of each block of columns (all heads side by side), or () for one block
         self._col_blocks: tuple[int, ...] = ()
         #: the tick lists handed to the axes (a long sentence shows every k-th label only)
@@ -291,11 +357,12 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         # setTicks regenerates the axis picture (~4 ms for 40 token labels): only when the
         # ticks shown change. Beyond MAX_TICKS tokens the edited last token usually has none.
         rows = tuple(row_labels)
-        if rows != self._row_labels:
+        if self._labels_changed("left", rows, self._row_labels):
             self._row_labels = rows
             self._update_row_ticks()
         cols = tuple(col_labels) if col_labels is not None else ()
-        if cols != self._col_labels or tuple(col_blocks) != self._col_blocks:
+        if (self._labels_changed("bottom", cols, self._col_labels)
+                or tuple(col_blocks) != self._col_blocks):
             self._col_labels = cols
             self._col_blocks = tuple(col_blocks)
             self._update_col_ticks()
@@ -311,6 +378,15 @@ class HeatmapView(pg.GraphicsLayoutWidget):
                                             yRange=(0, data.shape[0]), padding=0)
             if not cols:  # numbered columns: their count sets the numbers
                 self._update_col_ticks()
+
+    def _labels_changed(self, side: str, labels: tuple[str, ...],
+                        shown: tuple[str, ...]) -> bool:
+        """``labels != shown`` (the labels on ``side``), found by the stride's own update
+        when it holds ``shown``: one pass over the labels, not two."""
+        stats = self._label_stats[side]
+        if stats.labels is shown:
+            return stats.update(labels)
+        return labels != shown
 
     def _update_ticks(self, _view: object = None) -> None:
         self._update_row_ticks()
@@ -343,29 +419,22 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         """Show every how-many-th label on ``side`` so that no two overlap (1: all)."""
         view = self.plot.getViewBox()
         length = view.width() if side == "bottom" else view.height()
-        # every label is looked at on each edit (512 at T = 512, several views): counted,
-        # picked and measured in C (set, map, compress), not one Python step per label
-        blanks = labels.count("")  # a caller may blank some
-        if length <= 0 or blanks == len(labels):
+        stats = self._label_stats[side]
+        stats.update(labels)  # ("" is a label a caller blanked)
+        if length <= 0 or not stats.shown.any():
             return 1  # not laid out yet: the resize that follows decides
-        if blanks:
-            shown = list(compress(range(len(labels)), labels))
-            texts: Sequence[str] = [labels[i] for i in shown]
-            # labels blanked every k-th (the causality panel's) already stand k cells apart
-            spacing = min((b - a for a, b in pairwise(shown)), default=1)
-        else:
-            texts, spacing = labels, 1
+        # labels blanked every k-th (the causality panel's) already stand k cells apart
+        spacing = stats.spacing()
         axis = self.plot.getAxis(side)
         font = axis.style["tickFont"] or axis.font()
         metrics = QFontMetrics(font)
         if side == "bottom":
-            widths = _label_widths.setdefault(font.key(), {})
+            key = font.key()
+            widths = _label_widths.setdefault(key, {})
             if len(widths) > _LABEL_WIDTHS_MAX:
                 widths.clear()
-            for text in set(texts).difference(widths):
-                widths[text] = metrics.horizontalAdvance(text)
-            widest = max(map(widths.__getitem__, texts))
-            needed = widest + _LABEL_GAP_SPACES * metrics.horizontalAdvance(" ")
+            needed = (stats.widest(key, widths, metrics)
+                      + _LABEL_GAP_SPACES * metrics.horizontalAdvance(" "))
         else:
             needed = metrics.height()
         cells = int(np.ceil(needed / (length / len(labels))))  # apart, for room
