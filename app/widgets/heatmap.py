@@ -203,14 +203,15 @@ class _LabelStats:
     in the axis font), kept between calls and brought up to date from the positions that
     changed: an edit changes one label of 512, and every pass over 512 fresh label strings
     (compare, count, hash, measure) cost ~50-250 µs of an edit, the caches cold after the
-    image's arrays."""
+    image's arrays. (Lists, not arrays: numpy's per-call cost showed at 9 labels.)"""
 
     def __init__(self) -> None:
         self.labels: tuple[str, ...] = ()
-        #: not blank, per label
-        self.shown = np.zeros(0, dtype=bool)
+        #: not blank, per label; and how many are blank
+        self.shown: list[bool] = []
+        self.blanks = 0
         #: width per label in the font of ``_font_key`` (None: not measured)
-        self._widths: np.ndarray | None = None
+        self._widths: list[int] | None = None
         self._font_key = ""
         #: positions changed since the widths were measured
         self._stale: list[int] = []
@@ -222,14 +223,17 @@ class _LabelStats:
             return False
         if len(labels) != len(old):
             self.labels, self._widths, self._stale = labels, None, []
-            self.shown = np.fromiter(map(bool, labels), dtype=bool, count=len(labels))
+            self.shown = list(map(bool, labels))
+            self.blanks = len(labels) - sum(self.shown)
             return True
         changed = list(compress(range(len(labels)), map(str.__ne__, labels, old)))
         if not changed:
             return False
-        self.labels = labels
+        self.labels, shown = labels, self.shown
         for i in changed:
-            self.shown[i] = labels[i] != ""
+            now = labels[i] != ""
+            self.blanks += shown[i] - now
+            shown[i] = now
         self._stale += changed
         if len(self._stale) > len(labels):  # (rows never measured: no list without end)
             self._widths, self._stale = None, []
@@ -237,10 +241,10 @@ class _LabelStats:
 
     def spacing(self) -> int:
         """Fewest cells between two shown labels (1 with none blank)."""
-        if self.shown.all():
+        if not self.blanks:
             return 1
-        shown = np.flatnonzero(self.shown)
-        return int(np.diff(shown).min()) if len(shown) > 1 else 1
+        positions = list(compress(range(len(self.shown)), self.shown))
+        return min((b - a for a, b in pairwise(positions)), default=1)
 
     def widest(self, font_key: str, widths: dict[str, int], metrics: QFontMetrics) -> int:
         """The widest shown label's width; ``widths``: the font's memory of label widths."""
@@ -248,8 +252,7 @@ class _LabelStats:
         if self._widths is None or font_key != self._font_key:
             for text in set(labels).difference(widths):
                 widths[text] = metrics.horizontalAdvance(text)
-            self._widths = np.fromiter(map(widths.__getitem__, labels), dtype=np.int64,
-                                       count=len(labels))
+            self._widths = list(map(widths.__getitem__, labels))
             self._font_key = font_key
         else:
             for i in self._stale:
@@ -259,7 +262,7 @@ class _LabelStats:
                     width = widths[text] = metrics.horizontalAdvance(text)
                 self._widths[i] = width
         self._stale = []
-        return int(self._widths[self.shown].max())
+        return max(compress(self._widths, self.shown)) if self.blanks else max(self._widths)
 
 
 class HeatmapView(pg.GraphicsLayoutWidget):
@@ -421,7 +424,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         length = view.width() if side == "bottom" else view.height()
         stats = self._label_stats[side]
         stats.update(labels)  # ("" is a label a caller blanked)
-        if length <= 0 or not stats.shown.any():
+        if length <= 0 or stats.blanks == len(labels):
             return 1  # not laid out yet: the resize that follows decides
         # labels blanked every k-th (the causality panel's) already stand k cells apart
         spacing = stats.spacing()
