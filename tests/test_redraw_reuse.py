@@ -217,3 +217,62 @@ def test_causality_sentences_follow_the_language(make_window):
     assert chinese != english and words.render(Message("first_input")) == chinese
     window.set_language("en")
     assert words.render(Message("first_input")) == english
+
+
+def _image_pixels(qimage):
+    from PySide6.QtGui import QImage
+
+    image = qimage.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
+    return [[image.pixel(x, y) for x in range(image.width())] for y in range(image.height())]
+
+
+def test_a_render_reuses_the_rows_set_image_found_only_for_the_image_it_rendered(
+        qtbot, monkeypatch):
+    """render repaints the rows setImage found changed when they were found against the image
+    rendered last; two setImage calls before one render (hidden, or one paint for two edits)
+    compare again, so no row changed by the first stays stale."""
+    from app.widgets.heatmap import FastImageItem
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    rendered: list[int] = []
+    real = FastImageItem._pixels_of
+
+    def counted(image, low, high, table):
+        rendered.append(image.shape[0])
+        return real(image, low, high, table)
+
+    monkeypatch.setattr(FastImageItem, "_pixels_of", staticmethod(counted))
+
+    def fresh(data):
+        other = HeatmapView()
+        qtbot.addWidget(other)
+        other.set_matrix(data, (-1.0, 1.0), "CET-D1", labels)
+        other.image.render()
+        return _image_pixels(other.image.qimage)
+
+    rng = np.random.default_rng(5)
+    data = rng.normal(size=(8, 6))
+    labels = [str(i) for i in range(8)]
+    view.set_matrix(data, (-1.0, 1.0), "CET-D1", labels)
+    view.image.render()
+    for edits in ([7], [3], [7, 1]):  # one row, another, two rows at once
+        data = data.copy()
+        data[edits] = rng.normal(size=(len(edits), 6))
+        view.set_matrix(data, (-1.0, 1.0), "CET-D1", labels)
+        rendered.clear()
+        view.image.render()
+        assert rendered == [len(edits)]
+        assert _image_pixels(view.image.qimage) == fresh(data)
+    data = data.copy()
+    data[5] = rng.normal(size=6)
+    view.set_matrix(data, (-1.0, 1.0), "CET-D1", labels)  # not rendered ...
+    data = data.copy()
+    data[2] = rng.normal(size=6)
+    view.set_matrix(data, (-1.0, 1.0), "CET-D1", labels)  # ... before this one
+    rendered.clear()
+    view.image.render()
+    assert rendered == [2]  # rows 2 and 5
+    assert _image_pixels(view.image.qimage) == fresh(data)
+    view.image.render()  # rendered again with nothing set: the same picture
+    assert _image_pixels(view.image.qimage) == fresh(data)

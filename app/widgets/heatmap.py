@@ -112,6 +112,12 @@ class FastImageItem(pg.ImageItem):
         #: what the last repaint asked for shows: (a copy of the image, its levels, its
         #: table), or None (a repaint of the whole image)
         self._posted: tuple[np.ndarray, float, float, np.ndarray] | None = None
+        #: what the last setImage found, for render: (the copy of the image it was given,
+        #: the copy it compared that image with, the rows in which they differ), or None.
+        #: Renders follow setImage (pyqtgraph renders only after setImage or updateImage):
+        #: when the image rendered last is that compared copy, render repaints those rows
+        #: without comparing every pixel again and keeps the copy instead of making another
+        self._set: tuple[np.ndarray, np.ndarray | None, np.ndarray | None] | None = None
         self._quiet = False
         super().__init__(*args, **kwargs)
 
@@ -139,6 +145,7 @@ class FastImageItem(pg.ImageItem):
                 and levels is not None and np.ndim(levels) == 1 and self.paintMode is None
                 and not self.autoDownsample):
             state = (float(levels[0]), float(levels[1]), lut)
+        rows = None
         if (state is None or last is None or last[0].shape != image.shape
                 or last[1:3] != state[:2] or last[3] is not lut):
             self.update()
@@ -148,7 +155,12 @@ class FastImageItem(pg.ImageItem):
             if rows.size:
                 super().update(QRectF(0, float(rows[0]), float(image.shape[1]),
                                       float(rows[-1] - rows[0] + 1)))
-        self._posted = (image.copy(), *state) if state is not None else None
+        if state is None:
+            self._posted = self._set = None
+            return
+        copy = image.copy()
+        self._posted = (copy, *state)
+        self._set = (copy, last[0] if rows is not None else None, rows)  # type: ignore[index]
 
     def render(self) -> None:
         image, lut, levels = self.image, self.lut, self.levels
@@ -168,17 +180,21 @@ class FastImageItem(pg.ImageItem):
         # An edit of the last token changes one row of a T × T map: rows whose values have
         # the same bits as last time (same levels and table) keep their pixels (rendering
         # all 512 rows took ~1-2 ms of every edit's paint at T = 512)
-        last, pixels = self._rendered, self._pixels
+        last, pixels, found = self._rendered, self._pixels, self._set
         if (last is not None and pixels is not None and last[0].shape == image.shape
                 and last[1:3] == (low, high) and last[3] is table):
-            changed = np.flatnonzero((image.view(np.uint32) != last[0].view(np.uint32))
-                                     .any(axis=1))
+            if found is not None and found[1] is last[0]:
+                changed = found[2]  # setImage compared the image with the one rendered
+            else:
+                changed = np.flatnonzero((image.view(np.uint32) != last[0].view(np.uint32))
+                                         .any(axis=1))
             pixels = pixels.copy()  # the QImage on screen keeps the old buffer as it is
-            if changed.size:
+            if changed.size:  # type: ignore[union-attr]
                 pixels[changed] = self._pixels_of(image[changed], low, high, table)
         else:
             pixels = self._pixels_of(image, low, high, table)
-        self._rendered, self._pixels = (image.copy(), low, high, table), pixels
+        kept = found[0] if found is not None else image.copy()
+        self._rendered, self._pixels = (kept, low, high, table), pixels
         self.qimage = pg.functions.ndarray_to_qimage(
             pixels, QImage.Format.Format_ARGB32_Premultiplied)
         self._renderRequired = False
