@@ -49,8 +49,10 @@ from app.widgets.diff_bars import (
     ZERO_HTML,
     DiffBars,
     abs_diff,
+    abs_diff_changed,
     cell_outline,
     k_line_pen,
+    sparse_index_labels,
     sparse_labels,
 )
 from app.widgets.diff_heatmap import DiffHeatmapView
@@ -258,7 +260,7 @@ class CausalityPanel(Panel):
         self.highlighted_cells: set[tuple[int, int]] = set()
         self.earlier_max: float | None = None
         self._result: Result | None = None
-        self._diff_cols: list[str] | None = None
+        self._cols_are_keys = False
         self._diff_col_kind = ""
         self._mask_size = -1
 
@@ -508,13 +510,13 @@ class CausalityPanel(Panel):
 
         # |after − before| on the common prefix, rows = tokens
         cols_are_keys = info.axes[-1] == "key token"
-        diff = None
+        diff = changed = None
         if self.before is not None and self.before.trace is not None:
             a = self._head_slice(self.before.trace.step(name))[:common]
             b = self._head_slice(step)[:common]
             if cols_are_keys:  # the key axis is a token axis too: compare the common prefix
                 a, b = a[:, :common], b[:, :common]
-            diff = abs_diff(a, b)
+            diff, changed = abs_diff_changed(a, b)
         self.diff_source = diff
         head_text = ""
         if has_heads:
@@ -536,13 +538,13 @@ class CausalityPanel(Panel):
             self.tr("this step: |after − before|") if diff is not None
             else self.tr("this step: baseline not in memory"))
         # key columns by index only (the rows carry the words; hover names the key token)
-        self._diff_cols = [str(j) for j in range(common)] if cols_are_keys else None
-        shown_cols = (sparse_labels(self._diff_cols, MAX_KEY_LABELS if common <= 99 else 5)
-                      if self._diff_cols else None)  # 3-digit indices need more room each
+        self._cols_are_keys = cols_are_keys and common > 0
+        shown_cols = (sparse_index_labels(common, MAX_KEY_LABELS if common <= 99 else 5)
+                      if self._cols_are_keys else None)  # 3-digit indices need more room each
         self._diff_col_kind = info.axes[-1]
         if diff is not None:
             self.diff_view.set_diff(diff, self._levels[1], self._rows, shown_cols,
-                                    x_title=self.tr(info.axes[-1]))
+                                    x_title=self.tr(info.axes[-1]), within=changed)
             self.diff_view.plot.hideAxis("left")
         else:
             self.diff_view.clear_matrix()
@@ -678,7 +680,7 @@ class CausalityPanel(Panel):
             self.readout.setText(" ")
             return
         value = float(self.diff_source[row, col])
-        column = (self._rows[col] if self._diff_cols else f"{self._diff_col_kind} {col}")
+        column = (self._rows[col] if self._cols_are_keys else f"{self._diff_col_kind} {col}")
         self.readout.setText(self.tr("%1 · column %2 · |Δ| = %3").replace(
             "%1", self._rows[row]).replace("%2", column).replace(
             "%3", repr(value) if value else self.tr("0 (bitwise equal)")))

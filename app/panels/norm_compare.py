@@ -8,6 +8,8 @@ only reads them. The layer's own RMSNorm·γ is checked against the trace row it
 
 from __future__ import annotations
 
+from itertools import compress
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt
@@ -303,6 +305,7 @@ class NormComparePanel(Panel):
         self._hover_feature = -1
         self._tokens: tuple[str, ...] = ()
         self._token_items: list[str] = []
+        self._shown_tokens: tuple[str, ...] = ()
         self._view: tuple = ()  # the chart's (x, y) range on screen
 
         self.token_box.currentIndexChanged.connect(self._on_token_box)
@@ -547,8 +550,13 @@ class NormComparePanel(Panel):
 
     def _sync_controls(self, result: Result) -> None:
         if result.tokens != self._tokens:
-            self._tokens = result.tokens
-            self._token_items = [f"{i}  {t}" for i, t in enumerate(result.shown_tokens)]
+            shown, before = result.shown_tokens, self._shown_tokens
+            # an edit writes only the items of the tokens it changed (512 f-strings per edit)
+            items = list(self._token_items) if len(shown) == len(before) else [""] * len(shown)
+            for i in (compress(range(len(shown)), map(str.__ne__, shown, before))
+                      if len(shown) == len(before) else range(len(shown))):
+                items[i] = f"{i}  {shown[i]}"
+            self._tokens, self._shown_tokens, self._token_items = result.tokens, shown, items
         sync_combo(self.token_box, self._token_items, self.state.query)
 
     def redraw(self, result: Result) -> None:

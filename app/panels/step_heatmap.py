@@ -127,7 +127,10 @@ class StepHeatmapPanel(Panel):
         head = self.state.head
         if n_heads != config.num_attention_heads:  # a kv step: show the kv head this query reads
             head = head // config.group_size
-        labels = token_labels(tokens) if cols_are_keys else None
+        labels = None
+        if cols_are_keys:  # the result's row labels are these: not 512 f-strings again
+            labels = (result.labels if result is not None and tokens is result.shown_tokens
+                      else token_labels(tokens))
         return per_head[head], labels, axes[-1]
 
     def redraw(self, result: Result) -> None:

@@ -52,21 +52,24 @@ class DiffHeatmapView(HeatmapView):
     def log_levels(self) -> tuple[float, float]:
         return self.sentinel, self.high
 
-    def log_image(self, values: np.ndarray) -> np.ndarray:
-        """float32 log₁₀ of ``values``, clipped at the floor, with zeros at the sentinel."""
+    def log_image(self, values: np.ndarray, within: np.ndarray | None = None) -> np.ndarray:
+        """float32 log₁₀ of ``values``, clipped at the floor, with zeros at the sentinel.
+        ``within``: flat indices outside which ``values`` is exactly 0 (what
+        :func:`app.widgets.diff_bars.abs_diff_changed` found changed): only those are read."""
         # only the non-zero entries are computed: an edit leaves most of a map exactly 0
         flat = np.ascontiguousarray(values).reshape(-1)
         out = np.full(flat.size, self.sentinel, dtype=np.float32)
-        nonzero = np.flatnonzero(flat > 0)
+        nonzero = np.flatnonzero(flat > 0) if within is None else within[flat[within] > 0]
         logs = np.log10(flat[nonzero]).astype(np.float32)  # float64 log, rounded once
         out[nonzero] = np.maximum(logs, np.float32(self.floor))
         return out.reshape(np.shape(values))
 
     def set_diff(self, values: np.ndarray, high: float, row_labels: Sequence[str],
                  col_labels: Sequence[str] | None = None, *, x_title: str = "",
-                 y_title: str = "") -> None:
+                 y_title: str = "", within: np.ndarray | None = None) -> None:
+        """``within``: as :meth:`log_image` takes it."""
         self.high = high
-        self.set_matrix(self.log_image(values), self.log_levels, self.map_name, row_labels,
+        self.set_matrix(self.log_image(values, within), self.log_levels, self.map_name, row_labels,
                         col_labels, x_title=x_title, y_title=y_title)
         self.image.setLookupTable(self._lut)  # set_matrix installed the plain map
 

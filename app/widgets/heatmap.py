@@ -7,7 +7,7 @@ per-frame autoLevels), a 256-entry LUT, ticks rebuilt only when the labels chang
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import compress, pairwise
 
 import numpy as np
 import pyqtgraph as pg
@@ -112,6 +112,12 @@ class FastImageItem(pg.ImageItem):
         #: what the last repaint asked for shows: (a copy of the image, its levels, its
         #: table), or None (a repaint of the whole image)
         self._posted: tuple[np.ndarray, float, float, np.ndarray] | None = None
+        #: what the last setImage found, for render: (the copy of the image it was given,
+        #: the copy it compared that image with, the rows in which they differ), or None.
+        #: Renders follow setImage (pyqtgraph renders only after setImage or updateImage):
+        #: when the image rendered last is that compared copy, render repaints those rows
+        #: without comparing every pixel again and keeps the copy instead of making another
+        self._set: tuple[np.ndarray, np.ndarray | None, np.ndarray | None] | None = None
         self._quiet = False
         super().__init__(*args, **kwargs)
 
@@ -139,6 +145,7 @@ class FastImageItem(pg.ImageItem):
                 and levels is not None and np.ndim(levels) == 1 and self.paintMode is None
                 and not self.autoDownsample):
             state = (float(levels[0]), float(levels[1]), lut)
+        rows = None
         if (state is None or last is None or last[0].shape != image.shape
                 or last[1:3] != state[:2] or last[3] is not lut):
             self.update()
@@ -148,7 +155,12 @@ class FastImageItem(pg.ImageItem):
             if rows.size:
                 super().update(QRectF(0, float(rows[0]), float(image.shape[1]),
                                       float(rows[-1] - rows[0] + 1)))
-        self._posted = (image.copy(), *state) if state is not None else None
+        if state is None:
+            self._posted = self._set = None
+            return
+        copy = image.copy()
+        self._posted = (copy, *state)
+        self._set = (copy, last[0] if rows is not None else None, rows)  # type: ignore[index]
 
     def render(self) -> None:
         image, lut, levels = self.image, self.lut, self.levels
@@ -168,17 +180,21 @@ class FastImageItem(pg.ImageItem):
         # An edit of the last token changes one row of a T × T map: rows whose values have
         # the same bits as last time (same levels and table) keep their pixels (rendering
         # all 512 rows took ~1-2 ms of every edit's paint at T = 512)
-        last, pixels = self._rendered, self._pixels
+        last, pixels, found = self._rendered, self._pixels, self._set
         if (last is not None and pixels is not None and last[0].shape == image.shape
                 and last[1:3] == (low, high) and last[3] is table):
-            changed = np.flatnonzero((image.view(np.uint32) != last[0].view(np.uint32))
-                                     .any(axis=1))
+            if found is not None and found[1] is last[0]:
+                changed = found[2]  # setImage compared the image with the one rendered
+            else:
+                changed = np.flatnonzero((image.view(np.uint32) != last[0].view(np.uint32))
+                                         .any(axis=1))
             pixels = pixels.copy()  # the QImage on screen keeps the old buffer as it is
-            if changed.size:
+            if changed.size:  # type: ignore[union-attr]
                 pixels[changed] = self._pixels_of(image[changed], low, high, table)
         else:
             pixels = self._pixels_of(image, low, high, table)
-        self._rendered, self._pixels = (image.copy(), low, high, table), pixels
+        kept = found[0] if found is not None else image.copy()
+        self._rendered, self._pixels = (kept, low, high, table), pixels
         self.qimage = pg.functions.ndarray_to_qimage(
             pixels, QImage.Format.Format_ARGB32_Premultiplied)
         self._renderRequired = False
@@ -196,6 +212,73 @@ class FastImageItem(pg.ImageItem):
         np.clip(scaled, 0, n - 1, out=scaled)
         scaled[np.isnan(scaled)] = n  # the transparent entry
         return table[scaled.astype(np.intp)]
+
+
+class _LabelStats:
+    """What :meth:`HeatmapView._stride` reads of an axis's labels (which are blank, their widths
+    in the axis font), kept between calls and brought up to date from the positions that
+    changed: an edit changes one label of 512, and every pass over 512 fresh label strings
+    (compare, count, hash, measure) cost ~50-250 µs of an edit, the caches cold after the
+    image's arrays. (Lists, not arrays: numpy's per-call cost showed at 9 labels.)"""
+
+    def __init__(self) -> None:
+        self.labels: tuple[str, ...] = ()
+        #: not blank, per label; and how many are blank
+        self.shown: list[bool] = []
+        self.blanks = 0
+        #: width per label in the font of ``_font_key`` (None: not measured)
+        self._widths: list[int] | None = None
+        self._font_key = ""
+        #: positions changed since the widths were measured
+        self._stale: list[int] = []
+
+    def update(self, labels: tuple[str, ...]) -> bool:
+        """Hold ``labels``; False if they read as the labels held (which are then kept)."""
+        old = self.labels
+        if labels is old:
+            return False
+        if len(labels) != len(old):
+            self.labels, self._widths, self._stale = labels, None, []
+            self.shown = list(map(bool, labels))
+            self.blanks = len(labels) - sum(self.shown)
+            return True
+        changed = list(compress(range(len(labels)), map(str.__ne__, labels, old)))
+        if not changed:
+            return False
+        self.labels, shown = labels, self.shown
+        for i in changed:
+            now = labels[i] != ""
+            self.blanks += shown[i] - now
+            shown[i] = now
+        self._stale += changed
+        if len(self._stale) > len(labels):  # (rows never measured: no list without end)
+            self._widths, self._stale = None, []
+        return True
+
+    def spacing(self) -> int:
+        """Fewest cells between two shown labels (1 with none blank)."""
+        if not self.blanks:
+            return 1
+        positions = list(compress(range(len(self.shown)), self.shown))
+        return min((b - a for a, b in pairwise(positions)), default=1)
+
+    def widest(self, font_key: str, widths: dict[str, int], metrics: QFontMetrics) -> int:
+        """The widest shown label's width; ``widths``: the font's memory of label widths."""
+        labels = self.labels
+        if self._widths is None or font_key != self._font_key:
+            for text in set(labels).difference(widths):
+                widths[text] = metrics.horizontalAdvance(text)
+            self._widths = list(map(widths.__getitem__, labels))
+            self._font_key = font_key
+        else:
+            for i in self._stale:
+                text = labels[i]
+                width = widths.get(text)
+                if width is None:
+                    width = widths[text] = metrics.horizontalAdvance(text)
+                self._widths[i] = width
+        self._stale = []
+        return max(compress(self._widths, self.shown)) if self.blanks else max(self._widths)
 
 
 class HeatmapView(pg.GraphicsLayoutWidget):
@@ -225,6 +308,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self._data: np.ndarray | None = None
         self._row_labels: tuple[str, ...] = ()
         self._col_labels: tuple[str, ...] = ()
+        #: side -> what the label strides read of that side's labels
+        self._label_stats = {"left": _LabelStats(), "bottom": _LabelStats()}
         #: first column of each block of columns (all heads side by side), or () for one block
         self._col_blocks: tuple[int, ...] = ()
         #: the tick lists handed to the axes (a long sentence shows every k-th label only)
@@ -291,11 +376,12 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         # setTicks regenerates the axis picture (~4 ms for 40 token labels): only when the
         # ticks shown change. Beyond MAX_TICKS tokens the edited last token usually has none.
         rows = tuple(row_labels)
-        if rows != self._row_labels:
+        if self._labels_changed("left", rows, self._row_labels):
             self._row_labels = rows
             self._update_row_ticks()
         cols = tuple(col_labels) if col_labels is not None else ()
-        if cols != self._col_labels or tuple(col_blocks) != self._col_blocks:
+        if (self._labels_changed("bottom", cols, self._col_labels)
+                or tuple(col_blocks) != self._col_blocks):
             self._col_labels = cols
             self._col_blocks = tuple(col_blocks)
             self._update_col_ticks()
@@ -311,6 +397,15 @@ class HeatmapView(pg.GraphicsLayoutWidget):
                                             yRange=(0, data.shape[0]), padding=0)
             if not cols:  # numbered columns: their count sets the numbers
                 self._update_col_ticks()
+
+    def _labels_changed(self, side: str, labels: tuple[str, ...],
+                        shown: tuple[str, ...]) -> bool:
+        """``labels != shown`` (the labels on ``side``), found by the stride's own update
+        when it holds ``shown``: one pass over the labels, not two."""
+        stats = self._label_stats[side]
+        if stats.labels is shown:
+            return stats.update(labels)
+        return labels != shown
 
     def _update_ticks(self, _view: object = None) -> None:
         self._update_row_ticks()
@@ -343,28 +438,25 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         """Show every how-many-th label on ``side`` so that no two overlap (1: all)."""
         view = self.plot.getViewBox()
         length = view.width() if side == "bottom" else view.height()
-        shown = [i for i, text in enumerate(labels) if text]  # a caller may blank some
-        if length <= 0 or not shown:
+        stats = self._label_stats[side]
+        stats.update(labels)  # ("" is a label a caller blanked)
+        if length <= 0 or stats.blanks == len(labels):
             return 1  # not laid out yet: the resize that follows decides
+        # labels blanked every k-th (the causality panel's) already stand k cells apart
+        spacing = stats.spacing()
         axis = self.plot.getAxis(side)
         font = axis.style["tickFont"] or axis.font()
         metrics = QFontMetrics(font)
         if side == "bottom":
-            widths = _label_widths.setdefault(font.key(), {})
+            key = font.key()
+            widths = _label_widths.setdefault(key, {})
             if len(widths) > _LABEL_WIDTHS_MAX:
                 widths.clear()
-            widest = 0
-            for text in (labels[i] for i in shown):
-                width = widths.get(text)
-                if width is None:
-                    width = widths[text] = metrics.horizontalAdvance(text)
-                widest = max(widest, width)
-            needed = widest + _LABEL_GAP_SPACES * metrics.horizontalAdvance(" ")
+            needed = (stats.widest(key, widths, metrics)
+                      + _LABEL_GAP_SPACES * metrics.horizontalAdvance(" "))
         else:
             needed = metrics.height()
         cells = int(np.ceil(needed / (length / len(labels))))  # apart, for room
-        # labels blanked every k-th (the causality panel's) already stand k cells apart
-        spacing = min((b - a for a, b in pairwise(shown)), default=1)
         return 1 if spacing >= cells else spacing * int(np.ceil(cells / spacing))
 
     def _index_stride(self, n: int) -> int:
