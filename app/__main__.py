@@ -81,10 +81,10 @@ def start_language(args: argparse.Namespace) -> str:
 
 def build_app(argv: list[str]) -> object:
     """The QApplication with pyqtgraph configured (call before creating any plot)."""
-    from app.memory import keep_freed_memory
     from app.pgimport import import_pyqtgraph
+    from engine.memory import keep_freed_memory
 
-    keep_freed_memory()  # each edit reuses the memory of the one before (app/memory.py)
+    keep_freed_memory()  # each edit reuses the memory of the one before (engine/memory.py)
     from engine.parallel import configure_threads
 
     configure_threads()  # the app's threads, which every benchmark uses too

@@ -31,7 +31,6 @@ reproduced bit for bit are reused, so every state is still the layer of the stat
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +47,7 @@ from engine.errors import EngineError
 from engine.fastpath import head_gain, layer_output, scale_heads, zero_neurons
 from engine.intervention import Intervention, check_intervention
 from engine.layer import LayerTrace, run_layer
+from engine.memory import keep_freed_memory
 from engine.model_files import (
     CONFIG_JSON,
     TOKENIZER_JSON,
@@ -155,7 +155,7 @@ class Qwen3Model:
             norm = _frozen(widen(norm_raw, norm_dtype))
         for array in (embed[0], head[0]):
             array.setflags(write=False)
-        _keep_freed_memory()
+        keep_freed_memory()  # each forward reuses the memory of the one before
         return cls(path, config, tokenizer, embed, head, layers, norm)
 
     # --- text ---------------------------------------------------------------------------
@@ -549,39 +549,6 @@ def _small_pages() -> Iterator[None]:
         yield
     finally:
         setter(before)
-
-
-#: glibc's mallopt parameters (malloc.h)
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-#: Freed heap glibc keeps for the next forward instead of returning it to the kernel
-_TRIM_THRESHOLD = 256 << 20
-#: Blocks below this come from the heap (glibc's largest; its own adaptive threshold stops
-#: adapting once the trim threshold is set)
-_MMAP_THRESHOLD = 32 << 20
-
-
-def _keep_freed_memory() -> None:
-    """Let glibc keep freed memory for the next forward. By default it returns the heap's
-    free top to the kernel once that passes its trim threshold, and maps big blocks afresh:
-    the arrays of a whole-model forward (Qwen3-0.6B at T = 64: the residual stream, keys and
-    values and the shown layer's trace, ~45 MB) then came as new pages every forward, ~12k
-    page faults (~0.05 s, 3-5 % of the forward, measured under load). Process-wide, on glibc
-    only (elsewhere nothing changes); peak memory is the benchmark's rss_ratio."""
-    global _freed_memory_kept
-    if _freed_memory_kept or not hasattr(os, "confstr"):
-        return
-    try:
-        if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):
-            return
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, ValueError, AttributeError):
-        return
-    mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
-    mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
-    _freed_memory_kept = True
-
-
-_freed_memory_kept = False
 
 
 def _heads(v_proj: np.ndarray, config: Qwen3Config) -> np.ndarray:

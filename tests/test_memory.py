@@ -1,4 +1,4 @@
-"""app.memory: freed arrays stay in the process, so the next edit's arrays fault no pages."""
+"""engine.memory: freed arrays stay in the process, so the next edit's arrays fault no pages."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ PROBE = """
 import json, os, resource
 os.environ["NUMPY_MADVISE_HUGEPAGE"] = "0"  # as the app sets it: 4 kB pages
 import numpy as np
-from app.memory import keep_freed_memory
+from engine.memory import keep_freed_memory
 
 def edit():
     # like one edit at T = 512: a few arrays of some MB alive together, then freed
@@ -40,7 +40,7 @@ def test_a_freed_array_is_reused_without_page_faults():
 
 
 def test_the_app_keeps_freed_memory():
-    out = run_probe("import json, app.memory as m\ncalls = []\n"
+    out = run_probe("import json, engine.memory as m\ncalls = []\n"
                     "m.keep_freed_memory = lambda: calls.append(1) or True\n"
                     "from app.__main__ import build_app\nbuild_app(['x'])\n"
                     "print(json.dumps(calls))")

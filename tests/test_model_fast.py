@@ -4,7 +4,7 @@ on the tiny checkpoints and on a wider one whose attention runs in row blocks an
 are shared over two threads, and run_layer's overflow errors, because a layer runs untraced
 only where the overflow bounds prove that run_layer would read nothing but its input. And a
 forward after the model is opened takes no fresh pages from the kernel (glibc keeps what the
-last one freed: engine.model._keep_freed_memory).
+last one freed: engine.memory.keep_freed_memory, called by Qwen3Model.load).
 """
 
 import json
@@ -195,7 +195,7 @@ def test_a_layer_whose_bound_is_not_proven_runs_through_run_layer(tmp_path, run_
 
 FAULTS = """
 import resource, sys
-import engine.model
+import engine.memory
 from engine.model import Qwen3Model
 model = Qwen3Model.load(sys.argv[1])
 faults = []
@@ -203,7 +203,7 @@ for _ in range(3):
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     model.forward([i * 7 % 320 for i in range(100)], layer=1)
     faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
-print(engine.model._freed_memory_kept, *faults)
+print(engine.memory._kept, *faults)
 """
 
 
