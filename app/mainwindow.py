@@ -168,10 +168,9 @@ class MainWindow(QMainWindow):
                        state.palette_changed, state.theme_changed, state.font_scale_changed):
             signal.connect(self.files.schedule_autosave)
 
-        # installed once the window has been shown and drawn (showEvent): an application event
-        # filter is Python called for every event, ~5000 while the window is built and first
-        # painted (~25 ms of the launch), and no key can reach a window not yet on screen
-        # (looked up when Esc comes: a test or a subclass may replace leave_text_field)
+        # installed when the window is shown (no key reaches a window not yet on screen); it
+        # then filters the focused widget only (app/keys.py says why). leave_text_field is
+        # looked up when Esc comes: a test or a subclass may replace it
         self.key_guard = KeyGuard(self, self.editor.line, lambda: self.leave_text_field())
 
         self.resize(1600, 1000)

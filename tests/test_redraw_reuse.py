@@ -226,11 +226,10 @@ def _image_pixels(qimage):
     return [[image.pixel(x, y) for x in range(image.width())] for y in range(image.height())]
 
 
-def test_a_render_reuses_the_rows_set_image_found_only_for_the_image_it_rendered(
-        qtbot, monkeypatch):
-    """render repaints the rows setImage found changed when they were found against the image
-    rendered last; two setImage calls before one render (hidden, or one paint for two edits)
-    compare again, so no row changed by the first stays stale."""
+def test_a_render_renders_the_rows_changed_since_the_last_render(qtbot, monkeypatch):
+    """render renders only the rows setImage found changed since the last render; with two
+    setImage calls before one render (hidden, or one paint for two edits) the rows of both,
+    so no row changed by the first stays stale."""
     from app.widgets.heatmap import FastImageItem
 
     view = HeatmapView()

@@ -8,8 +8,6 @@ only reads them. The layer's own RMSNorm·γ is checked against the trace row it
 
 from __future__ import annotations
 
-from itertools import compress
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt
@@ -552,10 +550,11 @@ class NormComparePanel(Panel):
         if result.tokens != self._tokens:
             shown, before = result.shown_tokens, self._shown_tokens
             # an edit writes only the items of the tokens it changed (512 f-strings per edit)
-            items = list(self._token_items) if len(shown) == len(before) else [""] * len(shown)
-            for i in (compress(range(len(shown)), map(str.__ne__, shown, before))
-                      if len(shown) == len(before) else range(len(shown))):
-                items[i] = f"{i}  {shown[i]}"
+            same_length = len(shown) == len(before)
+            items = list(self._token_items) if same_length else [""] * len(shown)
+            for i, token in enumerate(shown):
+                if not same_length or token != before[i]:
+                    items[i] = f"{i}  {token}"
             self._tokens, self._shown_tokens, self._token_items = result.tokens, shown, items
         sync_combo(self.token_box, self._token_items, self.state.query)
 

@@ -106,61 +106,53 @@ class FastImageItem(pg.ImageItem):
     def __init__(self, *args: object, **kwargs: object) -> None:
         self._table_key: tuple | None = None
         self._table: np.ndarray | None = None
-        #: the last fast render: (a copy of its image, its levels, its table) and its pixels
-        self._rendered: tuple[np.ndarray, float, float, np.ndarray] | None = None
+        #: the image setImage was last given, as a copy, with its levels and table (None: a
+        #: case this class leaves to pyqtgraph)
+        self._held: tuple[np.ndarray, float, float, np.ndarray] | None = None
+        #: rows changed since the last fast render (None: all of them)
+        self._pending: np.ndarray | None = None
+        #: the last fast render's pixels, its levels and premultiplied table
         self._pixels: np.ndarray | None = None
-        #: what the last repaint asked for shows: (a copy of the image, its levels, its
-        #: table), or None (a repaint of the whole image)
-        self._posted: tuple[np.ndarray, float, float, np.ndarray] | None = None
-        #: what the last setImage found, for render: (the copy of the image it was given,
-        #: the copy it compared that image with, the rows in which they differ), or None.
-        #: Renders follow setImage (pyqtgraph renders only after setImage or updateImage):
-        #: when the image rendered last is that compared copy, render repaints those rows
-        #: without comparing every pixel again and keeps the copy instead of making another
-        self._set: tuple[np.ndarray, np.ndarray | None, np.ndarray | None] | None = None
+        self._pixels_state: tuple[float, float, np.ndarray] | None = None
         self._quiet = False
         super().__init__(*args, **kwargs)
 
     def update(self, *args: object) -> None:
         if self._quiet:
             return
-        self._posted = None
+        self._pending = None  # (levels, table, anything pyqtgraph changes: all rows)
         super().update(*args)
 
     def setImage(self, image: np.ndarray | None = None, autoLevels: bool | None = None,
                  **kwargs: object) -> None:
         """pyqtgraph's, but where only some rows change (an edit of the last token changes
         the last row of every step) with the same levels and table, only those rows are
-        repainted: a repaint of the whole image also repainted the view box's background
-        and every item its box reaches (the axes' ticks reach into it)."""
+        repainted and rendered again: a repaint of the whole image also repainted the view
+        box's background and every item its box reaches (the axes' ticks reach into it)."""
         self._quiet = True
         try:
             super().setImage(image, autoLevels=autoLevels, **kwargs)
         finally:
             self._quiet = False
         image, lut, levels = self.image, self.lut, self.levels
-        last, state = self._posted, None
+        held, state = self._held, None
         if (image is not None and image.ndim == 2 and image.dtype == np.float32
                 and self.axisOrder == "row-major" and isinstance(lut, np.ndarray)
                 and levels is not None and np.ndim(levels) == 1 and self.paintMode is None
                 and not self.autoDownsample):
             state = (float(levels[0]), float(levels[1]), lut)
-        rows = None
-        if (state is None or last is None or last[0].shape != image.shape
-                or last[1:3] != state[:2] or last[3] is not lut):
+        if (state is None or held is None or held[0].shape != image.shape
+                or held[1:3] != state[:2] or held[3] is not lut):
             self.update()
         else:  # (the same bits: NaN and −0.0 compare as what they are)
-            rows = np.flatnonzero((image.view(np.uint32) != last[0].view(np.uint32))
+            rows = np.flatnonzero((image.view(np.uint32) != held[0].view(np.uint32))
                                   .any(axis=1))
+            if self._pending is not None:  # (with the rows a render has not shown yet)
+                self._pending = np.union1d(self._pending, rows)
             if rows.size:
                 super().update(QRectF(0, float(rows[0]), float(image.shape[1]),
                                       float(rows[-1] - rows[0] + 1)))
-        if state is None:
-            self._posted = self._set = None
-            return
-        copy = image.copy()
-        self._posted = (copy, *state)
-        self._set = (copy, last[0] if rows is not None else None, rows)  # type: ignore[index]
+        self._held = (image.copy(), *state) if state is not None else None
 
     def render(self) -> None:
         image, lut, levels = self.image, self.lut, self.levels
@@ -177,24 +169,19 @@ class FastImageItem(pg.ImageItem):
         low, high = float(levels[0]), float(levels[1])
         table = self._table
         assert table is not None
-        # An edit of the last token changes one row of a T × T map: rows whose values have
-        # the same bits as last time (same levels and table) keep their pixels (rendering
-        # all 512 rows took ~1-2 ms of every edit's paint at T = 512)
-        last, pixels, found = self._rendered, self._pixels, self._set
-        if (last is not None and pixels is not None and last[0].shape == image.shape
-                and last[1:3] == (low, high) and last[3] is table):
-            if found is not None and found[1] is last[0]:
-                changed = found[2]  # setImage compared the image with the one rendered
-            else:
-                changed = np.flatnonzero((image.view(np.uint32) != last[0].view(np.uint32))
-                                         .any(axis=1))
+        # An edit of the last token changes one row of a T × T map: only the rows setImage
+        # found changed since the last render are rendered again (rendering all 512 rows
+        # took ~1-2 ms of every edit's paint at T = 512)
+        pixels, rows, state = self._pixels, self._pending, self._pixels_state
+        if (rows is not None and pixels is not None and pixels.shape == image.shape
+                and state is not None and state[:2] == (low, high) and state[2] is table):
             pixels = pixels.copy()  # the QImage on screen keeps the old buffer as it is
-            if changed.size:  # type: ignore[union-attr]
-                pixels[changed] = self._pixels_of(image[changed], low, high, table)
+            if rows.size:
+                pixels[rows] = self._pixels_of(image[rows], low, high, table)
         else:
             pixels = self._pixels_of(image, low, high, table)
-        kept = found[0] if found is not None else image.copy()
-        self._rendered, self._pixels = (kept, low, high, table), pixels
+        self._pixels, self._pixels_state = pixels, (low, high, table)
+        self._pending = np.zeros(0, dtype=np.intp)  # what the image holds is on screen
         self.qimage = pg.functions.ndarray_to_qimage(
             pixels, QImage.Format.Format_ARGB32_Premultiplied)
         self._renderRequired = False
