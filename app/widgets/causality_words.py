@@ -8,9 +8,8 @@ Chinese catalogue covers it (context ``CausalityWords``).
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
 
 from app.compute import LRM, isolated, short_token, token_html
 from app.verdict import Message, Quote, Token, fmt_diff
@@ -33,83 +32,105 @@ def quote_html(quote: Quote) -> str:
                           + (" …" if quote.cut_end else ""))
 
 
+#: The sentences by message id, translated when used (``_template``): one catalogue lookup
+#: per sentence shown, not the whole table per verdict (~0.3 ms of every edit).
+TEMPLATES: dict[str, str] = {
+    "on": QT_TRANSLATE_NOOP("CausalityWords", "on"),
+    "off": QT_TRANSLATE_NOOP("CausalityWords", "off"),
+    "pinned_title": QT_TRANSLATE_NOOP("CausalityWords", "Baseline pinned"),
+    "pinned_detail": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "“%1” (%2 tokens) is the baseline now: edit the text and every input is "
+        "compared with it until you release the pin."),
+    "suggest_on": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "Try it: <b>edit the last word</b> (keep the number of tokens) — every earlier "
+        "row should stay exactly the same."),
+    "suggest_off": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "The mask is off: <b>edit the last word</b> and see the earlier rows change."),
+    "none_title": QT_TRANSLATE_NOOP("CausalityWords", "No comparison yet"),
+    "pin_blocks": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "The pinned baseline was computed with the mask %1: release the pin to compare "
+        "this layer with itself."),
+    "mask_switched": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "The causal mask was just switched %1: the new layer has nothing of its own "
+        "kind to compare with yet."),
+    "layer_changed": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "The layer itself changed (config or weights): there is nothing of the same "
+        "layer to compare with yet."),
+    "first_input": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "This is the first input: there is nothing to compare it with yet."),
+    "before": QT_TRANSLATE_NOOP("CausalityWords", "Before: “%1” (%2, %3 tokens)."),
+    "source_previous": QT_TRANSLATE_NOOP("CausalityWords", "previous input"),
+    "source_pinned": QT_TRANSLATE_NOOP("CausalityWords", "pinned baseline"),
+    "source_earlier": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "the sentence before this edit: the last input of as many tokens"),
+    "same_tokens": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "Same tokens as the baseline: nothing changed"),
+    "token_k": QT_TRANSLATE_NOOP("CausalityWords", "token %1 “%2”"),
+    "removed_token_k": QT_TRANSLATE_NOOP("CausalityWords", "removed token %1 “%2”"),
+    "first_changed": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "The first token changed: there are no earlier rows to check"),
+    "edit_later": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "Edit a later token — e.g. <b>the last word</b> — and watch the rows before "
+        "it."),
+    "appended": QT_TRANSLATE_NOOP("CausalityWords", "appended"),
+    "removed": QT_TRANSLATE_NOOP("CausalityWords", "removed"),
+    "length_end": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "%1 → %2 tokens (%3 at the end): the common prefix agrees up to rounding, "
+        "max |Δ| = %4"),
+    "length_mid": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "%1 → %2 tokens: rows before %3 agree up to rounding, max |Δ| = %4"),
+    "e12_detail": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "E12: allclose (1e-12), <b>not</b> bitwise — a new shape may change how the "
+        "matrix products are blocked."),
+    "here_zero": QT_TRANSLATE_NOOP("CausalityWords", "(Here it happens to be 0.)"),
+    "keep_count": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "For the bitwise test keep the token count: <b>edit the last word</b> instead "
+        "of adding or removing one."),
+    "bitwise": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "Every row before %1 is bitwise identical (max |Δ| = 0)"),
+    "scores_all": QT_TRANSLATE_NOOP("CausalityWords", "In the input and all %1 steps."),
+    "scores_unexpected": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "Unexpected: raw scores outside the future columns changed."),
+    "next_mask_off": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "Next: turn the mask off (View ▸ Causal mask, key M) and edit the last word "
+        "again."),
+    "unexpected_on": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "Unexpected: earlier rows changed although the mask is on (max |Δ| = %1)"),
+    "mask_off_changed": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "Mask off: earlier rows changed (max |Δ| = %1 before %2)"),
+    "steps_changed": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "%1 of %2 steps changed rows before k, from step %3 %4 on: nothing removes the "
+        "future key any more."),
+    "mask_back_on": QT_TRANSLATE_NOOP(
+        "CausalityWords",
+        "Turn the mask back on (View ▸ Causal mask, key M) and edit again: the earlier "
+        "rows return to exactly 0."),
+}
+
+
 class CausalityWords(QObject):
     """``render(message)``: the message's sentence with its parameters filled in."""
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        # one sentence is translated per use, not all ~35 (each ``tr`` is a catalogue lookup:
-        # the whole table cost ~0.3 ms of every edit's verdict); called at render time, so a
-        # language switch needs nothing here
-        self._templates: dict[str, Callable[[], str]] = {
-            "on": lambda: self.tr("on"),
-            "off": lambda: self.tr("off"),
-            "pinned_title": lambda: self.tr("Baseline pinned"),
-            "pinned_detail": lambda: self.tr(
-                "“%1” (%2 tokens) is the baseline now: edit the text and every input is "
-                "compared with it until you release the pin."),
-            "suggest_on": lambda: self.tr(
-                "Try it: <b>edit the last word</b> (keep the number of tokens) — every earlier "
-                "row should stay exactly the same."),
-            "suggest_off": lambda: self.tr(
-                "The mask is off: <b>edit the last word</b> and see the earlier rows change."),
-            "none_title": lambda: self.tr("No comparison yet"),
-            "pin_blocks": lambda: self.tr(
-                "The pinned baseline was computed with the mask %1: release the pin to compare "
-                "this layer with itself."),
-            "mask_switched": lambda: self.tr(
-                "The causal mask was just switched %1: the new layer has nothing of its own "
-                "kind to compare with yet."),
-            "layer_changed": lambda: self.tr(
-                "The layer itself changed (config or weights): there is nothing of the same "
-                "layer to compare with yet."),
-            "first_input": lambda: self.tr(
-                "This is the first input: there is nothing to compare it with yet."),
-            "before": lambda: self.tr("Before: “%1” (%2, %3 tokens)."),
-            "source_previous": lambda: self.tr("previous input"),
-            "source_pinned": lambda: self.tr("pinned baseline"),
-            "source_earlier": lambda: self.tr(
-                "the sentence before this edit: the last input of as many tokens"),
-            "same_tokens": lambda: self.tr("Same tokens as the baseline: nothing changed"),
-            "token_k": lambda: self.tr("token %1 “%2”"),
-            "removed_token_k": lambda: self.tr("removed token %1 “%2”"),
-            "first_changed": lambda: self.tr(
-                "The first token changed: there are no earlier rows to check"),
-            "edit_later": lambda: self.tr(
-                "Edit a later token — e.g. <b>the last word</b> — and watch the rows before "
-                "it."),
-            "appended": lambda: self.tr("appended"),
-            "removed": lambda: self.tr("removed"),
-            "length_end": lambda: self.tr(
-                "%1 → %2 tokens (%3 at the end): the common prefix agrees up to rounding, "
-                "max |Δ| = %4"),
-            "length_mid": lambda: self.tr(
-                "%1 → %2 tokens: rows before %3 agree up to rounding, max |Δ| = %4"),
-            "e12_detail": lambda: self.tr(
-                "E12: allclose (1e-12), <b>not</b> bitwise — a new shape may change how the "
-                "matrix products are blocked."),
-            "here_zero": lambda: self.tr("(Here it happens to be 0.)"),
-            "keep_count": lambda: self.tr(
-                "For the bitwise test keep the token count: <b>edit the last word</b> instead "
-                "of adding or removing one."),
-            "bitwise": lambda: self.tr("Every row before %1 is bitwise identical (max |Δ| = 0)"),
-            "scores_all": lambda: self.tr("In the input and all %1 steps."),
-            "scores_unexpected": lambda: self.tr(
-                "Unexpected: raw scores outside the future columns changed."),
-            "next_mask_off": lambda: self.tr(
-                "Next: turn the mask off (View ▸ Causal mask, key M) and edit the last word "
-                "again."),
-            "unexpected_on": lambda: self.tr(
-                "Unexpected: earlier rows changed although the mask is on (max |Δ| = %1)"),
-            "mask_off_changed": lambda: self.tr(
-                "Mask off: earlier rows changed (max |Δ| = %1 before %2)"),
-            "steps_changed": lambda: self.tr(
-                "%1 of %2 steps changed rows before k, from step %3 %4 on: nothing removes the "
-                "future key any more."),
-            "mask_back_on": lambda: self.tr(
-                "Turn the mask back on (View ▸ Causal mask, key M) and edit again: the earlier "
-                "rows return to exactly 0."),
-        }
 
     def render(self, message: Message) -> str:
         text = self._template(message)
@@ -133,7 +154,7 @@ class CausalityWords(QObject):
                 "In the input and all %1 steps, except %n raw score(s) in attn_scores "
                 "(step 10): all in the future column(s) j ≥ k — exactly what causal_mask "
                 "(step 11) removes.", "", message.count or 0)
-        return self._templates[key]()
+        return QCoreApplication.translate("CausalityWords", TEMPLATES[key])
 
     def intervention(self, message: Message) -> str:
         """A sentence of the intervened-vs-plain verdict (app.verdict.decide_intervention)."""
