@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import time
+import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -365,17 +366,21 @@ class _EntropyMemo:
     bitwise as it was (PAPER E11; the causality report says whether it did), and a row's
     entropy depends on that row alone: those rows are copied from the baseline's entropy, the
     rest computed. At T = 512 that is one row instead of 512 (~12 ms). Only for an unchanged
-    token count (a longer row could sum in a different order). Worker thread only."""
+    token count (a longer row could sum in a different order). Worker thread only.
+
+    The traces are held weakly: which traces stay in memory is the baseline chooser's
+    decision (app/baseline.py), and at T = 512 each one is ~26 MB."""
 
     KEEP = 4
 
     def __init__(self) -> None:
-        self._seen: list[tuple[LayerTrace, np.ndarray]] = []
+        self._seen: list[tuple[weakref.ref[LayerTrace], np.ndarray]] = []
 
     def entropy(self, trace: LayerTrace, base: LayerTrace | None,
                 report: CausalityReport | None) -> np.ndarray:
         probs = trace["attn_probs"]
-        known = next((e for t, e in self._seen if t is base), None) if base is not None else None
+        known = (next((e for t, e in self._seen if t() is base), None) if base is not None
+                 else None)
         if (known is not None and report is not None and known.shape == probs.shape[:2]
                 and report.num_tokens_before == report.num_tokens_after
                 and report.earlier_rows_bitwise_equal["attn_probs"]):
@@ -385,7 +390,8 @@ class _EntropyMemo:
             out[:, k:] = _entropy(probs[:, k:])
         else:
             out = _entropy(probs)
-        self._seen = [*self._seen[-(self.KEEP - 1):], (trace, out)]
+        kept = [(t, e) for t, e in self._seen if t() is not None]
+        self._seen = [*kept[-(self.KEEP - 1):], (weakref.ref(trace), out)]
         return out
 
 

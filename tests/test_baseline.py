@@ -1,7 +1,13 @@
 """The causality baseline's rule (app.baseline), without a window: BackSpace then a new last
 character is compared with the sentence before the edit began, not the shorter one between."""
 
+import gc
 import itertools
+import weakref
+from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine
 from app.baseline import KEEP, BaselineChooser
@@ -113,3 +119,54 @@ def test_the_same_result_told_twice_is_kept_once():
     (r,) = typed(chooser, "a b")
     chooser.accept(r)
     assert len(chooser.recent) == 1
+
+
+_POOL = {text: result(text) for text in
+         ("a", "b", "a b", "a c", "b b", "a b c", "a c c", "b c a", "a a a")}
+
+
+def fresh(text):
+    """A result of ``text`` with an id and a trace object of its own (cheaper than computing
+    the toy layer again: the chooser compares identities, not numbers)."""
+    r = _POOL[text]
+    return replace(r, request_id=next(_ids), trace=replace(r.trace))
+
+
+def rule(history, new_tokens):
+    """The rule's second and third steps written from the docstring alone: among the last
+    KEEP accepted inputs, the most recent with as many tokens and the same first token, else
+    the input just before."""
+    last = history[-1]
+    for r in reversed(history[-KEEP:]):
+        if len(r.tokens) == len(new_tokens) and r.tokens[0] == new_tokens[0]:
+            return r, "previous" if r is last else "earlier"
+    return last, "previous"
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(st.lists(st.sampled_from(sorted(_POOL)), min_size=1, max_size=14),
+       st.sampled_from(sorted(_POOL)))
+def test_letting_superseded_traces_go_changes_no_choice(texts, new_text):
+    chooser = BaselineChooser()
+    history = [fresh(t) for t in texts]
+    for r in history:
+        chooser.accept(r)
+    expected, kind = rule(history, tokens(new_text))
+    chosen = chooser.choose(tokens(new_text), WEIGHTS, True)
+    assert (chosen.request_id, chosen.kind) == (expected.request_id, kind)
+    assert chosen.trace is expected.trace
+    # one trace held per (length, first token): the newest of each
+    held = [(len(b.tokens), b.tokens[0]) for b in chooser.recent if b.trace is not None]
+    assert len(held) == len(set(held))
+    assert [b.request_id for b in chooser.recent] == [r.request_id for r in history[-KEEP:]]
+
+
+def test_replacing_the_last_word_again_and_again_holds_one_trace():
+    chooser = BaselineChooser()
+    results = [fresh(t) for t in ("a b", "a c", "a b", "a c", "a b")]
+    alive = [weakref.ref(r.trace) for r in results]
+    for r in results:
+        chooser.accept(r)
+    del results
+    gc.collect()
+    assert [ref() is not None for ref in alive] == [False, False, False, False, True]

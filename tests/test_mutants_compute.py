@@ -264,6 +264,32 @@ def test_the_entropy_memo_reuses_only_the_baselines_own_rows():
                                atol=1e-15)
 
 
+def test_the_entropy_memo_keeps_no_trace_alive_and_still_reuses_a_live_one(monkeypatch):
+    import gc
+    import weakref
+
+    import app.compute as compute_module
+
+    memo = compute_module._EntropyMemo()
+    rows_computed = []
+    real = compute_module._entropy
+    monkeypatch.setattr(compute_module, "_entropy",
+                        lambda probs: rows_computed.append(probs.shape[1]) or real(probs))
+    text = " ".join(f"v{i}" for i in range(12))
+    first = engine.run_layer(engine.embed(engine.tokenize(text + " a"), TOY.hidden_size),
+                             WEIGHTS, TOY)
+    second = engine.run_layer(engine.embed(engine.tokenize(text + " b"), TOY.hidden_size),
+                              WEIGHTS, TOY)
+    memo.entropy(first, None, None)
+    report = engine.causality.compare_traces(first, second)
+    memo.entropy(second, first, report)
+    assert rows_computed == [13, 13 - report.first_changed] and report.first_changed == 12
+    gone = weakref.ref(first)
+    del first
+    gc.collect()
+    assert gone() is None  # the memo held it only weakly
+
+
 def test_the_embedding_cache_starts_again_beyond_its_limit():
     from app.compute import _EmbedCache
 
