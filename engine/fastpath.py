@@ -73,8 +73,10 @@ def project_qkv(normed: np.ndarray, weights: LayerWeights,
     """``q_proj [..., T, H*d], k_proj, v_proj [..., T, Hkv*d]`` of ``normed [..., T, D]``.
 
     One matrix product with the row-stacked ``[W_q; W_k; W_v]``; the three are column views of
-    its result (each entry is the same dot product a separate product would take). A big
-    ``[T, D]`` input is instead shared out by columns over threads (``engine.parallel``).
+    its result (each entry is the same dot product a separate product would take, summed in an
+    order BLAS picks by the product's shape: OpenBLAS's AVX-512 kernels may round a narrow
+    k_proj taken alone differently, ~1e-16). A big ``[T, D]`` input is instead shared out by
+    columns over threads (``engine.parallel``).
     """
     q_width = config.num_attention_heads * config.head_dim
     kv_width = config.num_key_value_heads * config.head_dim
@@ -137,6 +139,20 @@ def kv_groups(normed: np.ndarray, config: Qwen3Config) -> list[slice]:
     columns = (config.num_attention_heads + 2 * n_kv) * config.head_dim
     parts = parallel.shares(normed, columns)
     return [slice(0, n_kv)] if parts == 1 else parallel.even_slices(n_kv, min(parts, n_kv))
+
+
+def project_group(normed: np.ndarray, weights: LayerWeights, config: Qwen3Config, kv: slice,
+                  out: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """The q/k/v_proj columns of the kv heads ``kv`` (and of the query heads reading them) of
+    ``normed [T, D]``, written into ``out = (q_proj [T, H*d], k_proj, v_proj [T, Hkv*d])``: the
+    products one thread's share of :func:`attention_sublayer` takes. BLAS may sum a product's
+    inner axis in an order that depends on the product's shape, so code that must give the
+    shared-out layer's bits (``engine.lenses.attention_facts``) takes these same products."""
+    d = config.head_dim
+    cols, kv_cols = _head_columns(kv, config), slice(kv.start * d, kv.stop * d)
+    for name, columns, result in zip("qkv", (cols, kv_cols, kv_cols), out, strict=True):
+        np.matmul(normed, weights[f"self_attn.{name}_proj.weight"][columns].T,
+                  out=result[:, columns])
 
 
 def _head_columns(kv: slice, config: Qwen3Config) -> slice:
@@ -219,7 +235,7 @@ def attention_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3C
     n_heads, n_kv, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
     eps, group, factors = config.rms_norm_eps, config.group_size, heads
     tables = _rope_tables(t, d, config.rope_theta)
-    w_q, w_k, w_v, w_o = (weights[f"self_attn.{name}_proj.weight"] for name in "qkvo")
+    w_o = weights["self_attn.o_proj.weight"]
     w_qn, w_kn = weights["self_attn.q_norm.weight"], weights["self_attn.k_norm.weight"]
     query_proj, key_proj, value_proj = (np.empty((t, n * d)) for n in (n_heads, n_kv, n_kv))
     query_normed, key_normed = np.empty((t, n_heads, d)), np.empty((t, n_kv, d))
@@ -233,9 +249,7 @@ def attention_sublayer(normed: np.ndarray, weights: LayerWeights, config: Qwen3C
         kv = groups[i]
         heads, cols = slice(kv.start * group, kv.stop * group), _head_columns(kv, config)
         kv_cols = slice(kv.start * d, kv.stop * d)
-        np.matmul(normed, w_q[cols].T, out=query_proj[:, cols])
-        np.matmul(normed, w_k[kv_cols].T, out=key_proj[:, kv_cols])
-        np.matmul(normed, w_v[kv_cols].T, out=value_proj[:, kv_cols])
+        project_group(normed, weights, config, kv, (query_proj, key_proj, value_proj))
         # written where the steps keep them (no result to copy over)
         ops.rms_norm(query_proj[:, cols].reshape(t, -1, d), w_qn, eps, out=query_normed[:, heads])
         ops.rms_norm(key_proj[:, kv_cols].reshape(t, -1, d), w_kn, eps, out=key_normed[:, kv])

@@ -20,7 +20,7 @@ from engine import ops, parallel
 from engine.blocking import attend
 from engine.config import Qwen3Config
 from engine.errors import EngineError
-from engine.fastpath import kv_groups, project_heads_out, project_qkv
+from engine.fastpath import kv_groups, project_group, project_heads_out, project_qkv
 from engine.layer import LayerTrace, check_flag, check_input, check_weights
 from engine.lenses._arrays import frozen, real_array, whole
 from engine.weights import LayerWeights
@@ -95,7 +95,15 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
     positions = np.arange(t) + int(position_offset)
 
     normed = ops.rms_norm(hidden_states, w["input_layernorm.weight"], eps)  # [T, D]
-    query_proj, key_proj, value_proj = project_qkv(normed, w, config)  # as run_layer does it
+    groups = kv_groups(normed, config)
+    if len(groups) == 1:
+        query_proj, key_proj, value_proj = project_qkv(normed, w, config)  # as run_layer does
+    else:  # the products of run_layer's thread shares, BLAS on one thread as there (BLAS may
+        # round a product of another shape, or one it splits over its own threads, otherwise)
+        projections = tuple(np.empty((t, n * d)) for n in (n_heads, n_kv, n_kv))
+        parallel.run([lambda kv=kv: project_group(normed, w, config, kv, projections)
+                      for kv in groups])
+        query_proj, key_proj, value_proj = projections
     query_normed = ops.rms_norm(query_proj.reshape(t, n_heads, d),
                                 w["self_attn.q_norm.weight"], eps)  # [T, H, d]
     key_normed = ops.rms_norm(key_proj.reshape(t, n_kv, d),
@@ -108,10 +116,10 @@ def qwen3_attention(x: object, weights: LayerWeights, config: Qwen3Config, *,
         key_states = ops.apply_rope(key_states, cos, sin)
     value_states = value_proj.reshape(t, n_kv, d).transpose(1, 0, 2)  # [Hkv, T, d]
     scores, probs, context = _attend_by_group(query_states, key_states, value_states,
-                                              kv_groups(normed, config), config, causal)
+                                              groups, config, causal)
     key_rep = np.repeat(key_states, config.group_size, axis=0)  # [H, T, d], for display
     value_rep = np.repeat(value_states, config.group_size, axis=0)  # [H, T, d]
-    output = project_heads_out(context, w["self_attn.o_proj.weight"], kv_groups(normed, config),
+    output = project_heads_out(context, w["self_attn.o_proj.weight"], groups,
                                config)  # [T, D], summed over head groups as run_layer sums it
     return AttentionTrace(
         causal=bool(causal), rope=bool(rope), positions=frozen(positions),
