@@ -38,6 +38,8 @@ straight through pyqtgraph's and Qt's own setters (``ImageItem.setImage``,
 logic: what the stack costs to show an edit's visible change in this window
 (``app_data_median_ms``), the floor the app's edit can approach. Items the app draws itself
 (token labels, arc curves painted its way) are painted by their own ``paint``, as in the app.
+``--app-data --tokens 512`` records the edits of ``gui_bench.py``'s T = 512 text instead: the
+floor under that figure (``app_data_tokens`` says the length).
 
 The last line printed is one JSON object (milliseconds).
 """
@@ -273,8 +275,9 @@ def _apply(rows: list[tuple]) -> None:
             QLabel.setText(obj, values[0])
 
 
-def time_app_data(repeats: int, states: int = 12) -> dict[str, object]:
-    """The app's window shown recorded edits through the stack alone (``--app-data``)."""
+def time_app_data(repeats: int, states: int = 12, tokens: int = 0) -> dict[str, object]:
+    """The app's window shown recorded edits through the stack alone (``--app-data``);
+    ``tokens``: of ``gui_bench.py``'s text of that many tokens (0: its default sentence)."""
     config_dir = tempfile.mkdtemp(prefix="dualview-floor-")
     os.environ.setdefault("DUALVIEW_CONFIG_DIR", config_dir)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -285,9 +288,14 @@ def time_app_data(repeats: int, states: int = 12) -> dict[str, object]:
     window = MainWindow(persist_layout=False, initial_text=None)
     window.show()
     recorded = []
-    # gui_bench's default edits (the last token changes), each recorded once shown
-    for k in range(states + 2):
-        text = f"我爱北京天安门 第{k}"
+    # gui_bench's edits (the last token changes), each recorded once shown
+    if tokens:
+        from gui_bench import sentences
+
+        texts = sentences(tokens, states + 2)
+    else:
+        texts = [f"我爱北京天安门 第{k}" for k in range(states + 2)]
+    for k, text in enumerate(texts):
         window.editor.set_text(text)
         while not (window.state.result is not None and window.state.result.text == text
                    and window.all_panels_current()):
@@ -295,6 +303,7 @@ def time_app_data(repeats: int, states: int = 12) -> dict[str, object]:
         app.processEvents()
         if k >= 2:  # (after the first comparison: the causality panel shows its views)
             recorded.append(_record(window))
+    recorded_tokens = window.state.result.tokens
     # each state's setters that change something from the state before it (in the cycle):
     # the app too sets only what differs, and pyqtgraph redoes work for an equal value
     changes = [[row for row, before in zip(rows, recorded[k - 1], strict=True)
@@ -308,13 +317,14 @@ def time_app_data(repeats: int, states: int = 12) -> dict[str, object]:
     times = times[WARM_UP:]
     median, p95 = statistics.median(times), percentile(times, 95)
     setters = statistics.median(len(rows) for rows in changes)
-    print(f"the app's window shown recorded edits through the stack alone: median "
-          f"{median:6.2f} ms  p95 {p95:6.2f} ms ({setters:g} setters an edit)")
+    print(f"the app's window shown recorded edits (T = {len(window.state.result.tokens)}) "
+          f"through the stack alone: median {median:6.2f} ms  p95 {p95:6.2f} ms ({setters:g} "
+          f"setters an edit)")
     window.close()
     window.bridge.shutdown()
     shutil.rmtree(config_dir, ignore_errors=True)
     return {"app_data_median_ms": round(median, 2), "app_data_p95_ms": round(p95, 2),
-            "app_data_setters": setters}
+            "app_data_setters": setters, "app_data_tokens": len(recorded_tokens)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -328,12 +338,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--app-data", action="store_true",
                         help="time the app's window shown the next edit's recorded plot data "
                              "and label texts through pyqtgraph and Qt alone")
+    parser.add_argument("--tokens", type=int, default=0,
+                        help="with --app-data: edits of gui_bench.py's text of this many "
+                             "tokens (its T = 512 figure's floor) instead of its default one")
     args = parser.parse_args(argv)
     if args.app:
         print(json.dumps(time_app_repaints(args.repeats)))
         return 0
     if args.app_data:
-        print(json.dumps(time_app_data(args.repeats)))
+        print(json.dumps(time_app_data(args.repeats, tokens=args.tokens)))
         return 0
     size = tuple(int(v) for v in args.size.lower().split("x"))
     app = QApplication(sys.argv[:1])
