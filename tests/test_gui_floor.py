@@ -51,3 +51,16 @@ def test_the_paired_edit_and_repaint_each_paint_every_visible_plot(make_window, 
     assert counts["edit_plots"] == plots - sweep, (counts, sweep)
     assert counts["painted_by_edit"] == counts["edit_plots"], counts
     assert len(edits) == len(repaints) == 3 and min(edits + repaints) > 0
+
+
+def test_the_stack_floor_replays_edits_of_the_length_asked_for(tmp_path):
+    """``--app-data --tokens N`` (the floor under gui_bench's T = 512 figure) records and
+    replays edits of gui_bench's text of N tokens, not of its default sentence."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", DUALVIEW_CONFIG_DIR=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "gui_floor.py"), "--app-data", "--tokens",
+         "40", "--repeats", "3"], capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["app_data_tokens"] == 40, figures
+    assert figures["app_data_setters"] > 0 and figures["app_data_median_ms"] > 0, figures
