@@ -317,7 +317,7 @@ def time_app_data(repeats: int, states: int = 12, tokens: int = 0) -> dict[str, 
     times = times[WARM_UP:]
     median, p95 = statistics.median(times), percentile(times, 95)
     setters = statistics.median(len(rows) for rows in changes)
-    print(f"the app's window shown recorded edits (T = {len(window.state.result.tokens)}) "
+    print(f"the app's window shown recorded edits (T = {len(recorded_tokens)}) "
           f"through the stack alone: median {median:6.2f} ms  p95 {p95:6.2f} ms ({setters:g} "
           f"setters an edit)")
     window.close()
