@@ -124,5 +124,5 @@ class BaselineChooser:
 
 
 def _same_shape(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Rule 2's match: as many tokens (at least one), the same first one."""
-    return len(a) == len(b) > 0 and a[0] == b[0]
+    """Rule 2's match: as many tokens, the same first one."""
+    return len(a) == len(b) and a[:1] == b[:1]
