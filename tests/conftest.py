@@ -18,10 +18,20 @@ import_pyqtgraph()  # as the app does (lazy Qt mirrors): every test runs with wh
 def qapp(qapp):
     """pytest-qt's QApplication with the fonts the app bundles installed as the app installs
     them (app/__main__.py's build_app), before any test makes a widget: text metrics and
-    Chinese glyphs then do not depend on the fonts this machine happens to have."""
+    Chinese glyphs then do not depend on the fonts this machine happens to have.
+
+    Cyclic garbage is collected on the main thread's timer only, as in the app
+    (app/collector.py), from the first widget on. With automatic collection on, a collection
+    that started inside a Qt call froze the suite: a PySide object's Python override lookup in
+    ``QObject::disconnect`` (pyqtgraph moving an item to a new view) allocated, the collector
+    ran there and freed a closed window's QObject, whose destructor waited for the signal lock
+    that ``disconnect`` held. The app turns automatic collection off at start; the tests did
+    only once some test made an asynchronous engine bridge."""
+    from app.collector import collect_on_main_thread
     from app.fonts import install_app_font
 
     install_app_font(qapp)
+    collect_on_main_thread()
     return qapp
 
 
@@ -71,6 +81,11 @@ def _app_wide_view_reset():
     if QApplication.instance() is not None:
         _delete_closed_widgets()
         _reset_view()
+        from app.collector import collect_on_main_thread
+
+        # between tests, outside any Qt call: a safe point to collect, and automatic collection
+        # off again if a test turned it on
+        collect_on_main_thread().collect_due()
 
 
 @pytest.fixture

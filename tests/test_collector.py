@@ -7,7 +7,11 @@ the GUI thread; the test suite crashed that way in ``QApplication.allWidgets()``
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 from typing import ClassVar
 
 from app.collector import collect_on_main_thread
@@ -57,3 +61,24 @@ def test_the_engine_bridge_installs_it_before_its_worker_starts(qapp):
     finally:
         bridge.shutdown()
     assert collect_on_main_thread() is collect_on_main_thread()  # one per application
+
+
+def test_the_tests_application_collects_on_its_main_thread_only(qapp):
+    """The suite's QApplication (conftest's ``qapp``) turns automatic collection off as the
+    app does: a collection that started inside a Qt call froze the suite (see there)."""
+    from app import collector as module
+
+    assert module.active() and not gc.isenabled()
+
+
+def test_that_holds_in_a_session_of_its_own(tmp_path):
+    """The test above alone in a fresh session (here the suite's other tests may have
+    installed the collector already, through an asynchronous engine bridge)."""
+    here = Path(__file__)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", DUALVIEW_CONFIG_DIR=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+         f"{here}::test_the_tests_application_collects_on_its_main_thread_only"],
+        capture_output=True, text=True, env=env, timeout=120, cwd=here.parents[1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout, proc.stdout
