@@ -97,6 +97,22 @@ def restore_view(qapp):
 
 
 @pytest.fixture
+def shown_heatmap(qtbot):
+    """Make a HeatmapView of a given size, shown and exposed (closed after the test)."""
+    from app.widgets.heatmap import HeatmapView
+
+    def make(width: int, height: int) -> HeatmapView:
+        view = HeatmapView()
+        qtbot.addWidget(view)
+        view.resize(width, height)
+        view.show()
+        qtbot.waitExposed(view)
+        return view
+
+    return make
+
+
+@pytest.fixture
 def make_window(qtbot):
     """Build a main window (async worker unless sync=True); closed and joined after the test."""
     import pyqtgraph as pg

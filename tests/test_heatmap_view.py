@@ -102,14 +102,10 @@ def test_a_step_of_tiny_values_paints_without_overflow(make_window):
     assert [str(w.message) for w in caught] == []
 
 
-def test_numbered_columns_are_whole_numbers_under_their_cells(qtbot):
+def test_numbered_columns_are_whole_numbers_under_their_cells(shown_heatmap, qtbot):
     """Feature numbers stand under cell centres: at the cell edges pyqtgraph's own ticks read
     0, 0.5, 1, ... 4 for a head's 4 features (no feature 0.5, no feature 4)."""
-    view = HeatmapView()
-    qtbot.addWidget(view)
-    view.resize(900, 300)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_heatmap(900, 300)
     for n in (4, 16, 32, 1024):
         view.set_matrix(np.zeros((3, n)), (-1.0, 1.0), "CET-D1", ["a", "b", "c"])
         qtbot.waitUntil(lambda n=n: view._col_ticks is not None
@@ -259,7 +255,7 @@ def _specs(generate, axis):
         axis.textHeight
 
 
-def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(qtbot, monkeypatch):
+def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(shown_heatmap, qtbot, monkeypatch):
     import pyqtgraph as pg
 
     from app.widgets.token_axis import TokenAxisItem
@@ -273,11 +269,7 @@ def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(qtbot, monkeypatch):
             m.setattr(pg.AxisItem, "generateDrawSpecs", None)
             assert _specs(TokenAxisItem.generateDrawSpecs, axis) == expected
 
-    view = HeatmapView()
-    qtbot.addWidget(view)
-    view.resize(500, 320)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_heatmap(500, 320)
     tokens = ["我", "爱", "北京", "天安门", " ", "第", "12", "a much longer token", "x", ""]
     labels = [f"{i} {t}" for i, t in enumerate(tokens)]
     for edit in ("12", "13", "一个很长的词"):
@@ -297,7 +289,7 @@ def test_token_axes_lay_out_their_labels_as_pyqtgraph_does(qtbot, monkeypatch):
     qtbot.waitUntil(lambda: same_as_pyqtgraph(view.plot.getAxis("bottom")), timeout=10_000)
 
 
-def test_a_token_axis_draws_each_label_once_laid_out_with_pyqtgraphs_pixels(qtbot):
+def test_a_token_axis_draws_each_label_once_laid_out_with_pyqtgraphs_pixels(shown_heatmap, qtbot):
     """Each label is a QStaticText made once per text, drawn where drawText puts it: the
     pixels of pyqtgraph's recorded picture (Chinese, a space, fractional positions, and a
     label of two lines, which drawText aligns line by line)."""
@@ -307,11 +299,7 @@ def test_a_token_axis_draws_each_label_once_laid_out_with_pyqtgraphs_pixels(qtbo
     from app.widgets import token_axis
     from app.widgets.plotting import FastAxisItem
 
-    view = HeatmapView()
-    qtbot.addWidget(view)
-    view.resize(503, 317)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_heatmap(503, 317)
     labels = [f"{i} {t}" for i, t in enumerate(["我", "爱", "北京", "天安门", " ", "第", "a\nb",
                                                 "12"])]
     view.set_matrix(np.zeros((8, 8)), (-1.0, 1.0), "CET-D1", labels, labels)
@@ -353,18 +341,14 @@ def _played(axis, picture):
     return image
 
 
-def test_an_edited_label_repaints_a_box_that_holds_every_pixel_it_changed(qtbot):
+def test_an_edited_label_repaints_a_box_that_holds_every_pixel_it_changed(shown_heatmap, qtbot):
     """Where only some labels change, a token axis repaints only their boxes (not its whole
     length, its title and what its box reaches into); every pixel that differs between the
     window before and after lies in those boxes."""
     import numpy as np
     from PySide6.QtCore import QRectF
 
-    view = HeatmapView()
-    qtbot.addWidget(view)
-    view.resize(503, 317)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_heatmap(503, 317)
     data = np.zeros((6, 6))
     labels = [f"{i} {t}" for i, t in enumerate(["我", "爱", "北京", "天安门", "第", "1"])]
     view.set_matrix(data, (-1.0, 1.0), "CET-D1", labels, labels, x_title="key token",
@@ -401,16 +385,13 @@ def test_an_edited_label_repaints_a_box_that_holds_every_pixel_it_changed(qtbot)
         assert all(any(box.contains(x, y) for box in boxes) for x, y in changed)
 
 
-def test_an_edit_repaints_only_the_rows_it_changed_and_every_pixel_they_changed(qtbot):
+def test_an_edit_repaints_only_the_rows_it_changed_and_every_pixel_they_changed(shown_heatmap,
+                                                                                  qtbot):
     """An edit of the last token changes the last row: only its rows are repainted (not the
     whole view box), and every pixel that differs lies in them; new levels repaint it all."""
     from PySide6.QtCore import QRectF
 
-    view = HeatmapView()
-    qtbot.addWidget(view)
-    view.resize(503, 317)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_heatmap(503, 317)
     rng = np.random.default_rng(1)
     data = rng.normal(size=(7, 9))
     labels = [str(i) for i in range(7)]

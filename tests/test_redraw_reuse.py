@@ -41,12 +41,8 @@ def _reference_stride(view: HeatmapView, labels: tuple[str, ...], side: str) -> 
 
 
 @pytest.mark.parametrize("n", [1, 7, 40, 41, 300, 512])
-def test_label_strides_are_the_one_label_at_a_time_strides(qtbot, n):
-    view = HeatmapView()
-    qtbot.addWidget(view)
-    view.resize(520, 300)
-    view.show()
-    qtbot.waitExposed(view)
+def test_label_strides_are_the_one_label_at_a_time_strides(shown_heatmap, n):
+    view = shown_heatmap(520, 300)
     rng = np.random.default_rng(n)
     words = [f"{i} {'w' * int(rng.integers(1, 12))}" for i in range(n)]
     cases = [tuple(words), tuple(sparse_labels(words, 12)), tuple(sparse_labels(words, 3)),
@@ -61,14 +57,10 @@ def test_label_strides_are_the_one_label_at_a_time_strides(qtbot, n):
     assert "x" * 80 in _label_widths[(axis.style["tickFont"] or axis.font()).key()]
 
 
-def test_label_strides_follow_edits_of_the_labels_a_view_shows(qtbot):
+def test_label_strides_follow_edits_of_the_labels_a_view_shows(shown_heatmap):
     """The strides' memory of the labels (blanks, widths) follows every kind of change: one
     label, several, a blanked or unblanked one, another length, another font."""
-    view = HeatmapView()
-    qtbot.addWidget(view)
-    view.resize(520, 300)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_heatmap(520, 300)
     rng = np.random.default_rng(3)
     labels = [f"{i} w{i % 97}" for i in range(300)]
     data = np.zeros((300, 300))
