@@ -29,6 +29,13 @@ it stood for the window's repaint).
 through pyqtgraph and Qt alone, nothing of the app running) and prints ``edit_over_stack``,
 the default edit's median over it.
 
+At T = 512 it also prints what the machine did while those edits ran: their CPU time
+(``edit_cpu_median_ms_T512``, ``edit_cpu_p95_ms_T512``: both threads, which take turns, so
+it is the edit's own work) and the CPU time the hypervisor took from this virtual machine
+meanwhile (``stolen_ms_T512``, ``stolen_share_T512`` of the CPUs' time; Linux's ``steal``).
+A stolen slice stalls the edit it falls in by up to tens of milliseconds, and it is not the
+app's: on a shared virtual machine it is the wall-clock p95's floor.
+
 ``--breakdown`` adds, per size, each panel's median redraw time and each plot's median paint
 time per edit (``redraw_ms_<size>``, ``paint_ms_<size>``) to the JSON.
 """
@@ -138,21 +145,41 @@ def wait_until(app, done) -> None:
             app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
 
 
-def edit_latency(app, window, texts: list[str], breakdown: Breakdown | None = None
-                 ) -> list[float]:
+def edit_latency(app, window, texts: list[str], breakdown: Breakdown | None = None,
+                 cpu: list[float] | None = None) -> list[float]:
     """One edit: set the text, wait until the worker's result is accepted and every visible
-    panel redrew it, then let Qt paint what changed (the paint events the redraws posted)."""
+    panel redrew it, then let Qt paint what changed (the paint events the redraws posted).
+
+    ``cpu``: each edit's CPU time (ms, every thread of the process: the main thread's and the
+    worker's, which take turns) is appended to it."""
     times = []
     for text in texts:
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         window.editor.set_text(text)
         wait_until(app, lambda text=text: window.state.result is not None
                    and window.state.result.text == text and window.all_panels_current())
         app.processEvents()  # deliver the UpdateRequest: the changed widgets paint here
         times.append((time.perf_counter() - t0) * 1e3)
+        if cpu is not None:
+            cpu.append((time.process_time() - c0) * 1e3)
         if breakdown is not None:
             breakdown.next_edit()
     return times
+
+
+def stolen_ms(stat: str = "/proc/stat") -> float | None:
+    """CPU time the hypervisor has taken from this virtual machine since boot, summed over its
+    CPUs (ms; the ``steal`` column of ``/proc/stat``), or None where there is no such file.
+    A virtual CPU that is not running stalls whatever thread it was running, so an edit timed
+    across a steal is slower by it while using no more CPU time of its own."""
+    try:
+        with open(stat, encoding="ascii") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 9 or fields[0] != "cpu":
+        return None
+    return int(fields[8]) * 1e3 / os.sysconf("SC_CLK_TCK")
 
 
 def toggle_latency(app, window, count: int = 40) -> list[float]:
@@ -307,11 +334,29 @@ def main() -> None:
         if breakdown is not None:
             breakdown.edits.clear()
             breakdown.current.clear()
-        times = edit_latency(app, window, texts, breakdown)
+        cpu: list[float] = []
+        stolen_before = stolen_ms()
+        times = edit_latency(app, window, texts, breakdown, cpu)
+        stolen_after = stolen_ms()
         figures[f"edit_median_ms_{label}"] = round(statistics.median(times), 2)
         figures[f"edit_p95_ms_{label}"] = round(percentile(times, 95), 2)
         print(f"edit -> repaint {label:8s} T={len(window.state.result.tokens):4d}: "
               f"median {statistics.median(times):7.2f} ms  p95 {percentile(times, 95):7.2f} ms")
+        if label == "T512":
+            # what the machine did meanwhile: the edits' own CPU time, and the time the
+            # hypervisor took from the virtual machine while they ran
+            figures["edit_cpu_median_ms_T512"] = round(statistics.median(cpu), 2)
+            figures["edit_cpu_p95_ms_T512"] = round(percentile(cpu, 95), 2)
+            line = (f"  the same edits' CPU time (both threads): median "
+                    f"{statistics.median(cpu):.2f} ms  p95 {percentile(cpu, 95):.2f} ms")
+            if stolen_before is not None and stolen_after is not None:
+                stolen = stolen_after - stolen_before
+                share = stolen / (sum(times) * (os.cpu_count() or 1))
+                figures["stolen_ms_T512"] = round(stolen, 1)
+                figures["stolen_share_T512"] = round(share, 3)
+                line += (f"; stolen by the hypervisor meanwhile: {stolen:.0f} ms of "
+                         f"{sum(times) * (os.cpu_count() or 1):.0f} ms CPU ({100 * share:.0f} %)")
+            print(line)
         if label == "T512" and "--no-floor" not in sys.argv:
             # the floor at this size, in this process, right after the edits: the window
             # repainted with nothing recomputed, so a slow machine shows as a slow floor

@@ -64,3 +64,48 @@ def test_the_stack_floor_replays_edits_of_the_length_asked_for(tmp_path):
     figures = json.loads(proc.stdout.strip().splitlines()[-1])
     assert figures["app_data_tokens"] == 40, figures
     assert figures["app_data_setters"] > 0 and figures["app_data_median_ms"] > 0, figures
+
+
+def test_stolen_time_is_read_from_the_steal_column(tmp_path, monkeypatch):
+    """gui_bench reports the CPU time the hypervisor took while the T = 512 edits ran: the
+    ``steal`` column (the eighth number) of /proc/stat's first line, in clock ticks."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import gui_bench
+
+    stat = tmp_path / "stat"
+    ticks = os.sysconf("SC_CLK_TCK")
+    stat.write_text(f"cpu  9 8 7 6 5 4 3 {2 * ticks} 1 0\ncpu0 1 1 1 1 1 1 1 1 1 1\n")
+    assert gui_bench.stolen_ms(str(stat)) == 2000.0
+    stat.write_text("intr 1 2 3\n")  # not the line it reads
+    assert gui_bench.stolen_ms(str(stat)) is None
+    assert gui_bench.stolen_ms(str(tmp_path / "absent")) is None
+
+
+def test_each_edit_reports_its_cpu_time(make_window, qapp, monkeypatch):
+    """The CPU time gui_bench sets beside each edit's wall time is that edit's work: the
+    worker's compute is in it (a layer made to spin for 0.25 s of its thread's CPU time
+    shows), not only the main thread's."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import time
+
+    import gui_bench
+
+    import app.compute as compute_module
+
+    window = make_window(text=None)
+    texts = [f"我爱北京天安门 第{k}" for k in range(4)]
+    gui_bench.edit_latency(qapp, window, texts[:1])
+    cpu: list[float] = []
+    walls = gui_bench.edit_latency(qapp, window, texts[1:2], cpu=cpu)
+    assert len(cpu) == 1 and 0 < cpu[0] <= walls[0] * 2.5
+    layer = compute_module.engine.run_layer
+
+    def busy_layer(*args, **kwargs):
+        end = time.thread_time() + 0.25  # 250 ms of the worker thread's own CPU time
+        while time.thread_time() < end:
+            pass
+        return layer(*args, **kwargs)
+
+    monkeypatch.setattr(compute_module.engine, "run_layer", busy_layer)
+    gui_bench.edit_latency(qapp, window, texts[2:3], cpu=cpu)
+    assert cpu[1] >= 250.0, cpu
