@@ -36,6 +36,10 @@ meanwhile (``stolen_ms_T512``, ``stolen_share_T512`` of the CPUs' time; Linux's 
 A stolen slice stalls the edit it falls in by up to tens of milliseconds, and it is not the
 app's: on a shared virtual machine it is the wall-clock p95's floor.
 
+With ``--stack-floor`` it also runs ``gui_floor.py --app-data --tokens 512``, the floor under
+the T = 512 figure, and prints the T = 512 edit's p95 over that floor's p95
+(``edit_p95_over_stack_p95_T512``).
+
 ``--breakdown`` adds, per size, each panel's median redraw time and each plot's median paint
 time per edit (``redraw_ms_<size>``, ``paint_ms_<size>``) to the JSON.
 """
@@ -397,7 +401,8 @@ def main() -> None:
     window.close()
     window.bridge.shutdown()
     if "--no-floor" not in sys.argv:
-        figures.update(floor_ratio(figures["edit_median_ms_default"]))
+        figures.update(floor_ratio(figures["edit_median_ms_default"],
+                                   figures.get("edit_p95_ms_T512")))
     print(json.dumps(figures, ensure_ascii=False))
 
 
@@ -419,10 +424,11 @@ def paired_ratio(app, window) -> dict[str, float]:
             "edit_over_repaint_paired": round(edit / repaint, 2)}
 
 
-def floor_ratio(edit_median_ms: float) -> dict[str, float]:
+def floor_ratio(edit_median_ms: float, t512_p95_ms: float | None = None) -> dict[str, float]:
     """The window repainted with nothing recomputed (``gui_floor.py --app``), run right after
     the edits in a process of its own, and the default edit's median over it: on a shared
-    machine the absolute times drift, their ratio much less."""
+    machine the absolute times drift, their ratio much less. With ``--stack-floor``, also the
+    stack floors at the default size and (given ``t512_p95_ms``) at T = 512."""
     import subprocess
 
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gui_floor.py")
@@ -444,8 +450,28 @@ def floor_ratio(edit_median_ms: float) -> dict[str, float]:
               f"{stack:.2f} ms; edit / that = {edit_median_ms / stack:.2f}")
         figures.update(floor_stack_median_ms=stack,
                        edit_over_stack=round(edit_median_ms / stack, 2))
+        if t512_p95_ms is not None:
+            figures.update(stack_floor_t512(script, t512_p95_ms))
     figures["edit_over_repaint"] = round(ratio, 2)  # (last, as before)
     return figures
+
+
+def stack_floor_t512(script: str, edit_p95_ms: float, tokens: int = 512,
+                     more: tuple[str, ...] = ()) -> dict[str, float]:
+    """``gui_floor.py --app-data --tokens 512``: the T = 512 edits' visible changes shown
+    through pyqtgraph and Qt alone, and the T = 512 edit's p95 over that floor's p95.
+    (``tokens`` and ``more``, gui_floor's further arguments, for a quick test.)"""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, script, "--app-data", "--tokens", str(tokens),
+                           *more], capture_output=True, text=True, check=True)
+    stack = json.loads(proc.stdout.strip().splitlines()[-1])
+    median, p95 = stack["app_data_median_ms"], stack["app_data_p95_ms"]
+    print(f"T = 512 edits shown through pyqtgraph and Qt alone: median {median:.2f} ms, p95 "
+          f"{p95:.2f} ms; edit p95 / that p95 = {edit_p95_ms / p95:.2f}")
+    return {"floor_stack_median_ms_T512": median, "floor_stack_p95_ms_T512": p95,
+            "floor_stack_tokens_T512": stack["app_data_tokens"],
+            "edit_p95_over_stack_p95_T512": round(edit_p95_ms / p95, 2)}
 
 
 if __name__ == "__main__":

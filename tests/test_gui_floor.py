@@ -109,3 +109,20 @@ def test_each_edit_reports_its_cpu_time(make_window, qapp, monkeypatch):
     monkeypatch.setattr(compute_module.engine, "run_layer", busy_layer)
     gui_bench.edit_latency(qapp, window, texts[2:3], cpu=cpu)
     assert cpu[1] >= 250.0, cpu
+
+
+def test_the_t512_edit_is_divided_by_the_stack_floor_of_its_own_length(tmp_path, monkeypatch):
+    """``gui_bench.py --stack-floor`` divides the T = 512 edit's p95 by the p95 of
+    ``gui_floor.py --app-data`` run on a text of that length (here 40 tokens, for speed)."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    monkeypatch.setenv("DUALVIEW_CONFIG_DIR", str(tmp_path))
+    monkeypatch.chdir(ROOT)
+    import gui_bench
+
+    script = str(ROOT / "benchmarks" / "gui_floor.py")
+    figures = gui_bench.stack_floor_t512(script, 100.0, tokens=40, more=("--repeats", "3"))
+    assert figures["floor_stack_tokens_T512"] == 40, figures
+    p95 = figures["floor_stack_p95_ms_T512"]
+    assert 0 < figures["floor_stack_median_ms_T512"] <= p95, figures
+    assert figures["edit_p95_over_stack_p95_T512"] == round(100.0 / p95, 2), figures
