@@ -33,8 +33,9 @@ At T = 512 it also prints what the machine did while those edits ran: their CPU 
 (``edit_cpu_median_ms_T512``, ``edit_cpu_p95_ms_T512``: both threads, which take turns, so
 it is the edit's own work) and the CPU time the hypervisor took from this virtual machine
 meanwhile (``stolen_ms_T512``, ``stolen_share_T512`` of the CPUs' time; Linux's ``steal``).
-A stolen slice stalls the edit it falls in by up to tens of milliseconds, and it is not the
-app's: on a shared virtual machine it is the wall-clock p95's floor.
+A stolen slice stalls the edit it falls in by up to tens of milliseconds without being the
+app's work; where the CPU time's p95 follows the wall time's, the app's own work itself ran
+slower (a busy host's shared caches and memory), not the hypervisor.
 
 With ``--stack-floor`` it also runs ``gui_floor.py --app-data --tokens 512``, the floor under
 the T = 512 figure, and prints the T = 512 edit's p95 over that floor's p95
