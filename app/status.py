@@ -19,6 +19,7 @@ from app.compute import Result
 from app.engine_text import engine_text
 from app.state import AppState
 from app.widgets.elided_label import ElidedLabel
+from app.widgets.growing_label import GrowingLabel
 
 #: (the strings keep the main window's translation context, where they were first written)
 translate = QCoreApplication.translate
@@ -52,7 +53,7 @@ class StatusBar(QObject):
         self._message: Callable[[], str] | None = None
         self._shown = ""
         self.tokens = QLabel()
-        self.time = QLabel()
+        self.time = GrowingLabel()
         self.error = ElidedLabel()  # a long error never runs over its neighbours
         self.error.setObjectName("statusError")
         #: which weights the layer runs on: random (seed) or a file's layer, with its shape
@@ -103,13 +104,7 @@ class StatusBar(QObject):
         # the KV cache's savings, in plain sight beside the time they bought; what runs
         # without the mask
         parts += [note for note in (self.cache_note(result), self.mask_note(result)) if note]
-        self.time.setText(" · ".join(parts))
-        # The time changes at every edit, and its width with it ("9.8" and "10.2"): the
-        # label keeps the widest it had, so the bar is not laid out and painted again in a
-        # pass of its own after each edit. (A language switch lets it shrink: retranslate.)
-        width = self.time.sizeHint().width()
-        if width > self.time.minimumWidth():
-            self.time.setMinimumWidth(width)
+        self.time.setText(" · ".join(parts))  # (it only grows: GrowingLabel)
 
     def mask_note(self, result: Result | None = None) -> str:
         """With a real model and the causal mask switched off: what runs without it ("" with
@@ -186,7 +181,7 @@ class StatusBar(QObject):
 
     def retranslate(self) -> None:
         """Every label and a transient message still showing, in the current language."""
-        self.time.setMinimumWidth(0)
+        self.time.let_shrink()
         self.show_result(self.state.result)
         self.show_error(self.state.error)
         self.show_weights()
