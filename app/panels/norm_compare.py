@@ -413,7 +413,14 @@ class NormComparePanel(Panel):
             table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fits
                                                else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
             header = table.horizontalHeader()
-            for c, need in enumerate(needs):
+            sizes = [header.sectionSize(c) for c in range(len(needs))]
+            # Columns that still hold their widest numbers and fill the same room keep their
+            # widths: an edit's new numbers are a digit or a sign wider or narrower each time,
+            # and sharing the room out again moved the columns at every keystroke, which
+            # QTableView repaints on a timer of its own, after the edit's paint (~0.5 ms).
+            settled = fits and sum(sizes) == sum(needs) + spare and all(
+                size >= need for size, need in zip(sizes, needs, strict=True))
+            for c, need in enumerate(() if settled else needs):
                 extra = (spare // len(needs) + (1 if c < spare % len(needs) else 0)
                          if fits else 0)
                 if header.sectionSize(c) != need + extra:
