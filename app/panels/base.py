@@ -90,10 +90,6 @@ class Panel(QWidget):
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        # Opaque: a caption or number that changes repaints from here down. Its labels are
-        # transparent, so without it Qt painted the window and the dock (title bar, frame)
-        # under each of them at every edit (~0.5 ms at T = 512); the fill is the same colour.
-        self.setAutoFillBackground(True)
         self.state = state
         self.drawn_id = -1
         self._dirty = True
