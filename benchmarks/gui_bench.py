@@ -356,11 +356,11 @@ def main() -> None:
                     f"{statistics.median(cpu):.2f} ms  p95 {percentile(cpu, 95):.2f} ms")
             if stolen_before is not None and stolen_after is not None:
                 stolen = stolen_after - stolen_before
-                share = stolen / (sum(times) * (os.cpu_count() or 1))
+                capacity = sum(times) * (os.cpu_count() or 1)  # the CPUs' time meanwhile
                 figures["stolen_ms_T512"] = round(stolen, 1)
-                figures["stolen_share_T512"] = round(share, 3)
+                figures["stolen_share_T512"] = round(stolen / capacity, 3)
                 line += (f"; stolen by the hypervisor meanwhile: {stolen:.0f} ms of "
-                         f"{sum(times) * (os.cpu_count() or 1):.0f} ms CPU ({100 * share:.0f} %)")
+                         f"{capacity:.0f} ms CPU ({100 * stolen / capacity:.0f} %)")
             print(line)
         if label == "T512" and "--no-floor" not in sys.argv:
             # the floor at this size, in this process, right after the edits: the window

@@ -420,11 +420,12 @@ class NormComparePanel(Panel):
             # QTableView repaints on a timer of its own, after the edit's paint (~0.5 ms).
             settled = fits and sum(sizes) == sum(needs) + spare and all(
                 size >= need for size, need in zip(sizes, needs, strict=True))
-            for c, need in enumerate(() if settled else needs):
-                extra = (spare // len(needs) + (1 if c < spare % len(needs) else 0)
-                         if fits else 0)
-                if header.sectionSize(c) != need + extra:
-                    header.resizeSection(c, need + extra)
+            if not settled:
+                for c, need in enumerate(needs):
+                    extra = (spare // len(needs) + (1 if c < spare % len(needs) else 0)
+                             if fits else 0)
+                    if sizes[c] != need + extra:
+                        header.resizeSection(c, need + extra)
             fit_table_height(self.table)
         finally:
             self._fitting = False
