@@ -71,3 +71,21 @@ def test_the_time_label_grows_for_a_longer_text_and_starts_over_on_a_new_languag
     qapp.processEvents()
     assert time_label.height() >= time_label.sizeHint().height()
     assert time_label.width() >= time_label.sizeHint().width()
+
+
+def test_the_time_label_shrinks_when_the_text_it_holds_is_set_again_after_let_shrink(qapp):
+    """A language switch words the very text the label shows again; QLabel takes an equal
+    text as no change and kept the size hint it computed while held wide."""
+    from app.widgets.growing_label import GrowingLabel
+
+    label = GrowingLabel()
+    label.setText("computed in 12345.6 ms")
+    wide = label.width()
+    label.setText("computed in 1.2 ms")
+    assert label.width() == wide  # held
+    label.let_shrink()
+    label.setText("computed in 1.2 ms")
+    assert label.width() < wide
+    fresh = GrowingLabel()
+    fresh.setText("computed in 1.2 ms")
+    assert label.size() == fresh.size()

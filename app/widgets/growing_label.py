@@ -26,6 +26,12 @@ class GrowingLabel(QLabel):
         """Forget the sizes held: the next text (or this one, on a new font) sets the box."""
         self.setMinimumSize(0, 0)
         self.setMaximumSize(_NO_MAXIMUM, _NO_MAXIMUM)
+        # QLabel's size hint is never less than the minimum size it was computed under, and
+        # QLabel keeps it until its text changes: the same text set again would keep the
+        # held width. Setting the text anew drops the hint.
+        text = self.text()
+        super().setText("")
+        super().setText(text)
 
     def _fit(self) -> None:
         hint = self.sizeHint()
