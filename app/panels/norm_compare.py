@@ -47,6 +47,7 @@ from app.widgets.norm_parts import (
     InlineBadge,
     LevelLine,
     RangeMemoryAxis,
+    column_widths,
     empty_bars,
     empty_line,
     fit_table_height,
@@ -414,18 +415,9 @@ class NormComparePanel(Panel):
                                                else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
             header = table.horizontalHeader()
             sizes = [header.sectionSize(c) for c in range(len(needs))]
-            # Columns that still hold their widest numbers and fill the same room keep their
-            # widths: an edit's new numbers are a digit or a sign wider or narrower each time,
-            # and sharing the room out again moved the columns at every keystroke, which
-            # QTableView repaints on a timer of its own, after the edit's paint (~0.5 ms).
-            settled = fits and sum(sizes) == sum(needs) + spare and all(
-                size >= need for size, need in zip(sizes, needs, strict=True))
-            if not settled:
-                for c, need in enumerate(needs):
-                    extra = (spare // len(needs) + (1 if c < spare % len(needs) else 0)
-                             if fits else 0)
-                    if sizes[c] != need + extra:
-                        header.resizeSection(c, need + extra)
+            for c, width in enumerate(column_widths(needs, spare, sizes)):
+                if sizes[c] != width:
+                    header.resizeSection(c, width)
             fit_table_height(self.table)
         finally:
             self._fitting = False

@@ -5,6 +5,7 @@ that remembers its range, empty-series helpers and the inline claim badge of its
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -150,6 +151,22 @@ def one_line_width(html: str, font: QFont) -> int:
     doc.setDefaultFont(font)
     doc.setHtml(html)
     return math.ceil(doc.idealWidth())
+
+
+def column_widths(needs: Sequence[int], spare: int, held: Sequence[int]) -> list[int]:
+    """Widths for columns that need ``needs`` pixels with ``spare`` pixels left over (less
+    than 0: they do not fit, each gets its need and the table scrolls). The spare room is
+    shared out evenly, left columns first; but columns whose ``held`` widths still hold their
+    needs and fill the same room keep them. An edit's new numbers are a digit or a sign wider
+    or narrower each time: sharing the room out again moved the columns at every keystroke,
+    which QTableView repaints on a timer of its own, after the edit's paint (~0.5 ms)."""
+    if spare < 0:
+        return list(needs)
+    if sum(held) == sum(needs) + spare and all(
+            width >= need for width, need in zip(held, needs, strict=True)):
+        return list(held)
+    share, left_over = divmod(spare, len(needs))
+    return [need + share + (1 if c < left_over else 0) for c, need in enumerate(needs)]
 
 
 def fit_table_height(table: QTableWidget) -> None:
