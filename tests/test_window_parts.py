@@ -319,3 +319,26 @@ def test_restyling_skips_plot_items_already_styled_and_redoes_changed_ones(qapp)
     assert axis.style["tickFont"].pointSizeF() == presentation.BASE_TICK_PT * 1.5
     assert presentation.style_plots(root, 2.0) == first  # another scale: all of them again
     root.deleteLater()
+
+
+def test_a_keystroke_tokenizes_its_text_once(make_window, qtbot, monkeypatch):
+    """Issue #20: the state tokenizes each text once; the request carries the tokens to the
+    worker and the chips read them from the state (docs/architecture.md, the keystroke's path)."""
+    import engine
+
+    window = make_window(sync=True, text="我爱 AI")
+    calls: list[str] = []
+    tokenize = engine.tokenize
+
+    def counted(text: str) -> list[str]:
+        calls.append(text)
+        return tokenize(text)
+
+    monkeypatch.setattr(engine, "tokenize", counted)
+    window.editor.line.setFocus()
+    window.editor.line.end(False)
+    qtbot.keyClicks(window.editor.line, "s")  # (QTest types Latin keys only)
+    wait_for_text(qtbot, window, "我爱 AIs")
+    assert calls == ["我爱 AIs"]
+    assert window.state.result.tokens == ("我", "爱", "AIs")
+    assert "AIs" in window.editor.chips.text()  # the chips show the state's tokens
