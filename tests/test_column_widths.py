@@ -22,6 +22,8 @@ def test_columns_that_do_not_fit_get_their_needs():
 def test_held_widths_that_hold_the_numbers_and_fill_the_room_are_kept():
     # an edit made the first column's number a digit narrower: nothing moves
     assert column_widths([8, 20, 30], 7, [12, 22, 31]) == [12, 22, 31]
+    # a column exactly as wide as its number still holds it
+    assert column_widths([10, 20, 30], 2, [10, 22, 30]) == [10, 22, 30]
     # a number grew past its column: shared out again
     assert column_widths([13, 20, 30], 2, [12, 22, 31]) == [14, 21, 30]
     # the room changed (a wider dock): shared out again
