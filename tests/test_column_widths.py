@@ -17,6 +17,7 @@ def test_the_spare_room_goes_out_evenly_left_columns_first():
 
 def test_columns_that_do_not_fit_get_their_needs():
     assert column_widths([10, 20, 30], -4, [40, 40, 40]) == [10, 20, 30]
+    assert column_widths([], 5, []) == []  # (no columns: nothing to share)
 
 
 def test_held_widths_that_hold_the_numbers_and_fill_the_room_are_kept():

@@ -160,7 +160,7 @@ def column_widths(needs: Sequence[int], spare: int, held: Sequence[int]) -> list
     needs and fill the same room keep them. An edit's new numbers are a digit or a sign wider
     or narrower each time: sharing the room out again moved the columns at every keystroke,
     which QTableView repaints on a timer of its own, after the edit's paint (~0.5 ms)."""
-    if spare < 0:
+    if spare < 0 or not needs:
         return list(needs)
     if sum(held) == sum(needs) + spare and all(
             width >= need for width, need in zip(held, needs, strict=True)):
