@@ -8,15 +8,15 @@ The last line is one JSON object. Run: ``python benchmarks/gui_bench.py``.
 One edit is timed from setting the text until the worker's result is accepted, every visible
 panel redrew it, and Qt delivered the paint events those redraws posted. While the worker
 computes, the main thread waits for events the way the running app does (blocked in the event
-loop); ``--spin`` polls ``processEvents`` instead, as this script did before — the busy main
-thread then competes with the worker for the GIL and a core, which slows the compute itself.
+loop); ``--spin`` polls ``processEvents`` instead, for comparison — the busy main thread then
+competes with the worker for the GIL and a core, which slows the compute itself.
 
 ``edit_lone_ms_*`` and ``edit_after_pause_ms_*``: typing resumed after a pause (a teacher
 typing slowly). The edit that ends the pause is timed (``edit_lone``): its convergence sweep
 starts once the window has painted it — started at once, the sweep held the interpreter while
 the main thread painted, ~3x slower. The next keystroke follows 50 ms later and is timed too
-(``edit_after_pause``): it used to wait for the sweep to finish (0.1 s at the default size,
-seconds at T = 200), now it cancels it.
+(``edit_after_pause``): it cancels the sweep rather than wait for it to finish (0.1 s at the
+default size, seconds at T = 200).
 
 The last figures are the window repainted with nothing recomputed (``gui_floor.py --app``, run
 right after in a process of its own: every widget and every visible plot painted once, the
