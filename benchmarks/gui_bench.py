@@ -50,6 +50,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -425,17 +426,23 @@ def paired_ratio(app, window) -> dict[str, float]:
             "edit_over_repaint_paired": round(edit / repaint, 2)}
 
 
+#: gui_floor.py, run in a process of its own for each floor
+FLOOR_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gui_floor.py")
+
+
+def floor_figures(*args: str) -> dict:
+    """``gui_floor.py *args`` run in a process of its own: the JSON of its last line."""
+    proc = subprocess.run([sys.executable, FLOOR_SCRIPT, *args], capture_output=True, text=True,
+                          check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def floor_ratio(edit_median_ms: float, t512_p95_ms: float | None = None) -> dict[str, float]:
     """The window repainted with nothing recomputed (``gui_floor.py --app``), run right after
     the edits in a process of its own, and the default edit's median over it: on a shared
     machine the absolute times drift, their ratio much less. With ``--stack-floor``, also the
     stack floors at the default size and (given ``t512_p95_ms``) at T = 512."""
-    import subprocess
-
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gui_floor.py")
-    proc = subprocess.run([sys.executable, script, "--app"], capture_output=True, text=True,
-                          check=True)
-    floor = json.loads(proc.stdout.strip().splitlines()[-1])
+    floor = floor_figures("--app")
     repaint = floor["app_window_median_ms"]
     ratio = edit_median_ms / repaint
     print(f"window repainted, nothing recomputed (every widget, {floor['app_window_plots_painted']}"
@@ -444,29 +451,23 @@ def floor_ratio(edit_median_ms: float, t512_p95_ms: float | None = None) -> dict
     figures = {"floor_app_window_median_ms": repaint,
                "floor_app_widgets_median_ms": floor["app_widgets_median_ms"]}
     if "--stack-floor" in sys.argv:
-        proc = subprocess.run([sys.executable, script, "--app-data"], capture_output=True,
-                              text=True, check=True)
-        stack = json.loads(proc.stdout.strip().splitlines()[-1])["app_data_median_ms"]
+        stack = floor_figures("--app-data")["app_data_median_ms"]
         print(f"window shown recorded edits through pyqtgraph and Qt alone: median "
               f"{stack:.2f} ms; edit / that = {edit_median_ms / stack:.2f}")
         figures.update(floor_stack_median_ms=stack,
                        edit_over_stack=round(edit_median_ms / stack, 2))
         if t512_p95_ms is not None:
-            figures.update(stack_floor_t512(script, t512_p95_ms))
-    figures["edit_over_repaint"] = round(ratio, 2)  # (last, as before)
+            figures.update(stack_floor_t512(t512_p95_ms))
+    figures["edit_over_repaint"] = round(ratio, 2)  # (the last key: the headline ratio)
     return figures
 
 
-def stack_floor_t512(script: str, edit_p95_ms: float, tokens: int = 512,
+def stack_floor_t512(edit_p95_ms: float, tokens: int = 512,
                      more: tuple[str, ...] = ()) -> dict[str, float]:
     """``gui_floor.py --app-data --tokens 512``: the T = 512 edits' visible changes shown
     through pyqtgraph and Qt alone, and the T = 512 edit's p95 over that floor's p95.
     (``tokens`` and ``more``, gui_floor's further arguments, for a quick test.)"""
-    import subprocess
-
-    proc = subprocess.run([sys.executable, script, "--app-data", "--tokens", str(tokens),
-                           *more], capture_output=True, text=True, check=True)
-    stack = json.loads(proc.stdout.strip().splitlines()[-1])
+    stack = floor_figures("--app-data", "--tokens", str(tokens), *more)
     median, p95 = stack["app_data_median_ms"], stack["app_data_p95_ms"]
     print(f"T = 512 edits shown through pyqtgraph and Qt alone: median {median:.2f} ms, p95 "
           f"{p95:.2f} ms; edit p95 / that p95 = {edit_p95_ms / p95:.2f}")

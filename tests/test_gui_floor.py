@@ -120,8 +120,7 @@ def test_the_t512_edit_is_divided_by_the_stack_floor_of_its_own_length(tmp_path,
     monkeypatch.chdir(ROOT)
     import gui_bench
 
-    script = str(ROOT / "benchmarks" / "gui_floor.py")
-    figures = gui_bench.stack_floor_t512(script, 100.0, tokens=40, more=("--repeats", "3"))
+    figures = gui_bench.stack_floor_t512(100.0, tokens=40, more=("--repeats", "3"))
     assert figures["floor_stack_tokens_T512"] == 40, figures
     p95 = figures["floor_stack_p95_ms_T512"]
     assert 0 < figures["floor_stack_median_ms_T512"] <= p95, figures
