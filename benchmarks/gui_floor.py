@@ -39,7 +39,8 @@ logic: what the stack costs to show an edit's visible change in this window
 (``app_data_median_ms``), the floor the app's edit can approach. Items the app draws itself
 (token labels, arc curves painted its way) are painted by their own ``paint``, as in the app.
 ``--app-data --tokens 512`` records the edits of ``gui_bench.py``'s T = 512 text instead: the
-floor under that figure (``app_data_tokens`` says the length).
+floor under that figure (``app_data_tokens`` says the length; ``app_data_ms`` lists the timed
+edits, which ``gui_bench.py --stack-floor`` adds to the worker's times).
 
 The last line printed is one JSON object (milliseconds).
 """
@@ -324,7 +325,8 @@ def time_app_data(repeats: int, states: int = 12, tokens: int = 0) -> dict[str, 
     window.bridge.shutdown()
     shutil.rmtree(config_dir, ignore_errors=True)
     return {"app_data_median_ms": round(median, 2), "app_data_p95_ms": round(p95, 2),
-            "app_data_setters": setters, "app_data_tokens": len(recorded_tokens)}
+            "app_data_setters": setters, "app_data_tokens": len(recorded_tokens),
+            "app_data_ms": [round(t, 3) for t in times]}
 
 
 def main(argv: list[str] | None = None) -> int:

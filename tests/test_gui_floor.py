@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pyqtgraph as pg
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,10 +82,12 @@ def test_stolen_time_is_read_from_the_steal_column(tmp_path, monkeypatch):
     assert gui_bench.stolen_ms(str(tmp_path / "absent")) is None
 
 
-def test_each_edit_reports_its_cpu_time(make_window, qapp, monkeypatch):
+def test_each_edit_reports_its_cpu_time_and_its_time_in_the_worker(make_window, qapp,
+                                                                    monkeypatch):
     """The CPU time gui_bench sets beside each edit's wall time is that edit's work: the
     worker's compute is in it (a layer made to spin for 0.25 s of its thread's CPU time
-    shows), not only the main thread's."""
+    shows), not only the main thread's. The worker's time is that edit's own, inside its
+    wall time."""
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     import time
 
@@ -96,8 +99,10 @@ def test_each_edit_reports_its_cpu_time(make_window, qapp, monkeypatch):
     texts = [f"我爱北京天安门 第{k}" for k in range(4)]
     gui_bench.edit_latency(qapp, window, texts[:1])
     cpu: list[float] = []
-    walls = gui_bench.edit_latency(qapp, window, texts[1:2], cpu=cpu)
+    worker: list[float] = []
+    walls = gui_bench.edit_latency(qapp, window, texts[1:2], cpu=cpu, worker=worker)
     assert len(cpu) == 1 and 0 < cpu[0] <= walls[0] * 2.5
+    assert len(worker) == 1 and 0 < worker[0] < walls[0]
     layer = compute_module.engine.run_layer
 
     def busy_layer(*args, **kwargs):
@@ -107,8 +112,9 @@ def test_each_edit_reports_its_cpu_time(make_window, qapp, monkeypatch):
         return layer(*args, **kwargs)
 
     monkeypatch.setattr(compute_module.engine, "run_layer", busy_layer)
-    gui_bench.edit_latency(qapp, window, texts[2:3], cpu=cpu)
+    walls += gui_bench.edit_latency(qapp, window, texts[2:3], cpu=cpu, worker=worker)
     assert cpu[1] >= 250.0, cpu
+    assert 250.0 <= worker[1] < walls[1], (worker, walls)
 
 
 def test_the_t512_edit_is_divided_by_the_stack_floor_of_its_own_length(tmp_path, monkeypatch):
@@ -120,8 +126,27 @@ def test_the_t512_edit_is_divided_by_the_stack_floor_of_its_own_length(tmp_path,
     monkeypatch.chdir(ROOT)
     import gui_bench
 
-    figures = gui_bench.stack_floor_t512(100.0, tokens=40, more=("--repeats", "3"))
+    figures = gui_bench.stack_floor_t512(100.0, [5.0], tokens=40, more=("--repeats", "3"))
     assert figures["floor_stack_tokens_T512"] == 40, figures
     p95 = figures["floor_stack_p95_ms_T512"]
     assert 0 < figures["floor_stack_median_ms_T512"] <= p95, figures
     assert figures["edit_p95_over_stack_p95_T512"] == round(100.0 / p95, 2), figures
+    # one worker time shifts the floor's own edits: the same p95, 5 ms later
+    assert figures["worker_plus_stack_p95_ms_T512"] == pytest.approx(5.0 + p95, abs=0.01)
+
+
+def test_the_worker_time_is_added_to_the_stack_floor_pair_by_pair(monkeypatch, capsys):
+    """The least an exact T = 512 edit can cost: each worker time with each floor time."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import gui_bench
+
+    floor = {"app_data_median_ms": 2.0, "app_data_p95_ms": 3.0, "app_data_tokens": 512,
+             "app_data_ms": [1.0, 2.0, 3.0]}
+    monkeypatch.setattr(gui_bench, "floor_figures", lambda *args: floor)
+    figures = gui_bench.stack_floor_t512(46.0, [10.0, 20.0])
+    # the sums 11, 12, 13, 21, 22, 23: median (13 + 21) / 2, p95 the entry round(0.95 * 5)
+    assert figures["worker_plus_stack_median_ms_T512"] == 17.0, figures
+    assert figures["worker_plus_stack_p95_ms_T512"] == 23.0, figures
+    assert figures["edit_p95_over_worker_plus_stack_p95_T512"] == 2.0, figures
+    assert "least an exact edit" in capsys.readouterr().out
+    assert "worker_plus_stack_p95_ms_T512" not in gui_bench.stack_floor_t512(46.0)
