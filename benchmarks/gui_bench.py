@@ -74,6 +74,8 @@ SPIN = "--spin" in sys.argv
 #: second is the first edit of the new text. They are reported apart (``paste_ms_*``), as the
 #: default size's warm-up edits are not reported at all.
 PASTE = 2
+#: Timed edits at T = 256 and 512 (``gui_floor.py --app-data --tokens`` times the same ones)
+LONG_EDITS = 30
 BREAKDOWN = "--breakdown" in sys.argv
 #: Only the intervention toggle (``toggle_median_ms``, ``toggle_p95_ms``), nothing else.
 TOGGLE_ONLY = "--toggle-only" in sys.argv
@@ -338,8 +340,9 @@ def main() -> None:
               f"p95 {percentile(edits, 95):7.2f} ms")
         print(json.dumps(figures, ensure_ascii=False))
         return
-    for label, texts in (("default", default_texts), ("T256", sentences(256, 30 + PASTE)),
-                         ("T512", sentences(512, 30 + PASTE))):
+    for label, texts in (("default", default_texts),
+                         ("T256", sentences(256, LONG_EDITS + PASTE)),
+                         ("T512", sentences(512, LONG_EDITS + PASTE))):
         if label != "default":  # the default size was warmed up above
             pasted = edit_latency(app, window, texts[:PASTE])
             texts = texts[PASTE:]

@@ -39,8 +39,9 @@ logic: what the stack costs to show an edit's visible change in this window
 (``app_data_median_ms``), the floor the app's edit can approach. Items the app draws itself
 (token labels, arc curves painted its way) are painted by their own ``paint``, as in the app.
 ``--app-data --tokens 512`` records the edits of ``gui_bench.py``'s T = 512 text instead: the
-floor under that figure (``app_data_tokens`` says the length; ``app_data_ms`` lists the timed
-edits, which ``gui_bench.py --stack-floor`` adds to the worker's times).
+floor under that figure, the same texts' edits timed in the same order (``app_data_tokens``
+says the length; ``app_data_ms`` lists the timed edits, which ``gui_bench.py --stack-floor``
+adds to the worker's times).
 
 The last line printed is one JSON object (milliseconds).
 """
@@ -55,6 +56,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -276,9 +278,32 @@ def _apply(rows: list[tuple]) -> None:
             QLabel.setText(obj, values[0])
 
 
+def time_in_order(changes: list, repeats: int, apply: Callable[[list], None],
+                  settle: Callable[[], None]) -> list[float]:
+    """``repeats`` timed edits (ms), after ``WARM_UP`` untimed ones: ``apply(changes[k])`` and
+    ``settle()`` (Qt delivers what they posted) for k = 1, 2, ... in order, round after round.
+
+    ``changes[k]`` leads from recorded state k - 1 to state k, and ``changes[0]`` from the last
+    state back to the first: an edit the app never makes (at T = 512 a label one digit
+    shorter, which re-lays out the axes). It is made between rounds, untimed, so the floor
+    times the app's own edits and no other."""
+    times: list[float] = []
+    while len(times) < WARM_UP + repeats:
+        apply(changes[0])
+        settle()
+        for rows in changes[1:]:
+            start = time.perf_counter()
+            apply(rows)
+            settle()
+            times.append((time.perf_counter() - start) * 1e3)
+    return times[WARM_UP:WARM_UP + repeats]
+
+
 def time_app_data(repeats: int, states: int = 12, tokens: int = 0) -> dict[str, object]:
-    """The app's window shown recorded edits through the stack alone (``--app-data``);
-    ``tokens``: of ``gui_bench.py``'s text of that many tokens (0: its default sentence)."""
+    """The app's window shown recorded edits through the stack alone (``--app-data``).
+
+    ``tokens``: ``gui_bench.py``'s edits of a text of that many tokens, the same texts it
+    times in the same order; 0: ``states`` edits of its default sentence."""
     config_dir = tempfile.mkdtemp(prefix="dualview-floor-")
     os.environ.setdefault("DUALVIEW_CONFIG_DIR", config_dir)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -289,35 +314,30 @@ def time_app_data(repeats: int, states: int = 12, tokens: int = 0) -> dict[str, 
     window = MainWindow(persist_layout=False, initial_text=None)
     window.show()
     recorded = []
-    # gui_bench's edits (the last token changes), each recorded once shown
+    # gui_bench's edits (the last token changes), each recorded once shown; at T = 512 the
+    # very texts of its timed edits, and the one shown before the first of them
     if tokens:
-        from gui_bench import sentences
+        from gui_bench import LONG_EDITS, PASTE, sentences
 
-        texts = sentences(tokens, states + 2)
+        texts, first = sentences(tokens, LONG_EDITS + PASTE), PASTE - 1
     else:
-        texts = [f"我爱北京天安门 第{k}" for k in range(states + 2)]
+        texts, first = [f"我爱北京天安门 第{k}" for k in range(states + 2)], 2
     for k, text in enumerate(texts):
         window.editor.set_text(text)
         while not (window.state.result is not None and window.state.result.text == text
                    and window.all_panels_current()):
             app.processEvents()
         app.processEvents()
-        if k >= 2:  # (after the first comparison: the causality panel shows its views)
+        if k >= first:  # (after the first comparison: the causality panel shows its views)
             recorded.append(_record(window))
     recorded_tokens = window.state.result.tokens
-    # each state's setters that change something from the state before it (in the cycle):
-    # the app too sets only what differs, and pyqtgraph redoes work for an equal value
+    # each state's setters that change something from the state before it: the app too sets
+    # only what differs, and pyqtgraph redoes work for an equal value
     changes = [[row for row, before in zip(rows, recorded[k - 1], strict=True)
                 if not _same(row, before)] for k, rows in enumerate(recorded)]
-    times = []
-    for k in range(WARM_UP + repeats):
-        start = time.perf_counter()
-        _apply(changes[k % len(changes)])
-        app.processEvents()
-        times.append((time.perf_counter() - start) * 1e3)
-    times = times[WARM_UP:]
+    times = time_in_order(changes, repeats, _apply, app.processEvents)
     median, p95 = statistics.median(times), percentile(times, 95)
-    setters = statistics.median(len(rows) for rows in changes)
+    setters = statistics.median(len(rows) for rows in changes[1:])
     print(f"the app's window shown recorded edits (T = {len(recorded_tokens)}) "
           f"through the stack alone: median {median:6.2f} ms  p95 {p95:6.2f} ms ({setters:g} "
           f"setters an edit)")

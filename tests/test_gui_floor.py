@@ -150,3 +150,26 @@ def test_the_worker_time_is_added_to_the_stack_floor_pair_by_pair(monkeypatch, c
     assert figures["edit_p95_over_worker_plus_stack_p95_T512"] == 2.0, figures
     assert "least an exact edit" in capsys.readouterr().out
     assert "worker_plus_stack_p95_ms_T512" not in gui_bench.stack_floor_t512(46.0)
+
+
+def test_the_floor_times_the_apps_edits_in_order_and_not_the_way_back(monkeypatch):
+    """``gui_floor.time_in_order``: the recorded edits in the app's order, round after round;
+    the way from the last state back to the first (an edit the app never makes, and a slow
+    one at T = 512) is made between rounds and never timed."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import time
+
+    import gui_floor
+
+    monkeypatch.setattr(gui_floor, "WARM_UP", 2)
+    applied: list[str] = []
+
+    def apply(rows: list[str]) -> None:
+        applied.append(rows[0])
+        if rows[0] == "back":
+            time.sleep(0.05)
+
+    # 2 warm-up edits and 4 timed ones: two rounds of three
+    times = gui_floor.time_in_order([["back"], ["a"], ["b"], ["c"]], 4, apply, lambda: None)
+    assert len(times) == 4 and max(times) < 40, times  # the 50 ms way back is not in them
+    assert applied == ["back", "a", "b", "c", "back", "a", "b", "c"], applied
