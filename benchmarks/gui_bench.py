@@ -368,7 +368,7 @@ def main() -> None:
             figures["edit_cpu_p95_ms_T512"] = round(percentile(cpu, 95), 2)
             figures["worker_median_ms_T512"] = round(statistics.median(worker), 2)
             figures["worker_p95_ms_T512"] = round(percentile(worker, 95), 2)
-            t512_worker[:] = worker
+            t512_worker = worker
             print(f"  the same edits in the worker (layer, comparison, derived figures): median "
                   f"{statistics.median(worker):.2f} ms  p95 {percentile(worker, 95):.2f} ms")
             line = (f"  the same edits' CPU time (both threads): median "
@@ -477,7 +477,7 @@ def floor_ratio(edit_median_ms: float, t512_p95_ms: float | None = None,
         figures.update(floor_stack_median_ms=stack,
                        edit_over_stack=round(edit_median_ms / stack, 2))
         if t512_p95_ms is not None:
-            figures.update(stack_floor_t512(t512_p95_ms, t512_worker_ms or None))
+            figures.update(stack_floor_t512(t512_p95_ms, t512_worker_ms))
     figures["edit_over_repaint"] = round(ratio, 2)  # (the last key: the headline ratio)
     return figures
 
